@@ -1,0 +1,190 @@
+//! Endpoint configuration: every knob of the `tcp` table of a scenario (see
+//! `shared/notes/interface.md`) and the profiles that preset them (mechanisms.md §1, §8, §9).
+
+use std::time::Duration;
+
+/// Preset bundles of the knobs below, named as in the scenario's `tcp.profile`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Profile {
+    /// Linux 2.6.22 as in seed 000's testbed: NewReno+SACK, RTO = SRTT + max(200 ms, 4·mdev),
+    /// initial RTO 3 s, initial window 3, Linux delayed ACK.
+    Linux2622,
+    /// FreeBSD 6 as in seed 001: NewReno+SACK, Limited Transmit, `freebsd6` RTO, delayed ACK
+    /// 100 ms, initial window 4 (as observed), 32 KB send buffer.
+    FreeBsd6,
+    /// ns-2 as in seed 002: SACK, RTO rounded up to a 10 ms tick, min RTO 200 ms, no delayed ACK.
+    Ns2,
+    /// The RFCs: NewReno+SACK (RFC 6582/6675), RFC 6298 RTO (min 1 s), Limited Transmit,
+    /// initial window per RFC 3390, delayed ACK every second segment or 200 ms.
+    Rfc,
+}
+
+impl Profile {
+    pub const ALL: [Profile; 4] = [Profile::Linux2622, Profile::FreeBsd6, Profile::Ns2, Profile::Rfc];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Linux2622 => "linux-2.6.22",
+            Profile::FreeBsd6 => "freebsd-6",
+            Profile::Ns2 => "ns2",
+            Profile::Rfc => "rfc",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Profile> {
+        Profile::ALL.into_iter().find(|p| p.name() == s)
+    }
+}
+
+/// Retransmission-timer models (mechanisms.md §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RtoModel {
+    Linux,
+    Rfc6298,
+    FreeBsd6,
+    Ns2,
+}
+
+/// Receiver delayed-ACK models (mechanisms.md §9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DelayedAckModel {
+    /// Quick-ACK at connection start, ATO min 40 ms, ACK every second full-sized segment,
+    /// immediate ACK for out-of-order data or a filled hole.
+    Linux,
+    /// Fixed delayed-ACK timer (`TcpConfig::delayed_ack_timeout`, 100 ms on FreeBSD 6), ACK every
+    /// second segment, immediate ACK for out-of-order data or a filled hole.
+    FreeBsd6,
+    /// Every segment is acknowledged at once.
+    Off,
+}
+
+/// Congestion-control algorithms (mechanisms.md §8). Only `Reno` and `NewReno` exist in the
+/// foundation; CUBIC and PERT arrive with the mechanisms issue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CcAlgorithm {
+    Reno,
+    NewReno,
+}
+
+/// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (mechanisms.md §2–7).
+/// The foundation carries the switches; the mechanisms issue implements them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Mechanisms {
+    pub rdb: bool,
+    pub linear_timeouts: bool,
+    pub thin_dupack: bool,
+    pub early_retransmit: bool,
+    pub er_threshold: bool,
+    pub tlp: bool,
+    pub rack: bool,
+}
+
+/// Every knob of one endpoint. Build it with [`TcpConfig::from_profile`] and override fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Largest payload per segment, in bytes (the MSS we announce and the largest we send).
+    pub mss: u16,
+    /// Disable Nagle's algorithm (TCP_NODELAY).
+    pub nodelay: bool,
+    /// Offer/accept SACK (RFC 2018); SACK-based recovery (RFC 6675) when negotiated.
+    pub sack: bool,
+    /// Offer/accept timestamps (RFC 7323). They take 12 bytes of option space per segment.
+    pub timestamps: bool,
+    /// Offer/accept window scaling (RFC 7323).
+    pub window_scale: bool,
+    /// Initial congestion window, in segments.
+    pub initial_window: u32,
+    /// Limited Transmit (RFC 3042): send new data on the first two duplicate ACKs.
+    pub limited_transmit: bool,
+    pub cc: CcAlgorithm,
+    pub rto_model: RtoModel,
+    pub rto_min: Duration,
+    pub rto_initial: Duration,
+    pub rto_max: Duration,
+    /// Timer granularity: RTT samples and RTOs are quantised to this (1 jiffy on Linux).
+    pub clock_granularity: Duration,
+    pub delayed_ack: DelayedAckModel,
+    /// The timer of the `FreeBsd6` delayed-ACK model (and the upper bound for `Linux`).
+    pub delayed_ack_timeout: Duration,
+    /// Send buffer (bytes accepted by `write` and not yet acknowledged).
+    pub send_buffer: usize,
+    /// Receive buffer (bounds the advertised window).
+    pub recv_buffer: usize,
+    /// How long TIME-WAIT lasts (2·MSL).
+    pub time_wait: Duration,
+    /// SYN / SYN-ACK retransmissions before giving up.
+    pub syn_retries: u32,
+    /// Data retransmissions by RTO before the connection is aborted.
+    pub max_retries: u32,
+    pub mechanisms: Mechanisms,
+}
+
+impl TcpConfig {
+    pub fn from_profile(profile: Profile) -> TcpConfig {
+        let ms = Duration::from_millis;
+        let base = TcpConfig {
+            mss: 1448,
+            nodelay: true,
+            sack: true,
+            timestamps: true,
+            window_scale: true,
+            initial_window: 3,
+            limited_transmit: true,
+            cc: CcAlgorithm::NewReno,
+            rto_model: RtoModel::Linux,
+            rto_min: ms(200),
+            rto_initial: ms(3000),
+            rto_max: Duration::from_secs(120),
+            clock_granularity: ms(1),
+            delayed_ack: DelayedAckModel::Linux,
+            delayed_ack_timeout: ms(200),
+            send_buffer: 256 * 1024,
+            recv_buffer: 256 * 1024,
+            time_wait: Duration::from_secs(60),
+            syn_retries: 5,
+            max_retries: 15,
+            mechanisms: Mechanisms::default(),
+        };
+        match profile {
+            Profile::Linux2622 => base,
+            Profile::FreeBsd6 => TcpConfig {
+                initial_window: 4,
+                rto_model: RtoModel::FreeBsd6,
+                rto_min: ms(3),
+                rto_max: Duration::from_secs(64),
+                delayed_ack: DelayedAckModel::FreeBsd6,
+                delayed_ack_timeout: ms(100),
+                send_buffer: 32 * 1024,
+                recv_buffer: 64 * 1024,
+                ..base
+            },
+            Profile::Ns2 => TcpConfig {
+                mss: 1000,
+                timestamps: false,
+                window_scale: false,
+                initial_window: 2,
+                limited_transmit: false,
+                rto_model: RtoModel::Ns2,
+                clock_granularity: ms(10),
+                delayed_ack: DelayedAckModel::Off,
+                recv_buffer: 64 * 1024,
+                ..base
+            },
+            Profile::Rfc => TcpConfig {
+                rto_model: RtoModel::Rfc6298,
+                rto_min: ms(1000),
+                rto_initial: ms(1000),
+                rto_max: Duration::from_secs(60),
+                delayed_ack: DelayedAckModel::FreeBsd6,
+                delayed_ack_timeout: ms(200),
+                ..base
+            },
+        }
+    }
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig::from_profile(Profile::Linux2622)
+    }
+}

@@ -1,0 +1,30 @@
+//! thinlab-tcp: a sans-IO TCP endpoint (RFC 9293) carrying the latency mechanisms for
+//! interactive thin streams studied in the seed documents (RDB, linear timeouts, thin dupACK,
+//! Early Retransmit) and the modern ones (TLP, RACK).
+//!
+//! No clock, no I/O, no global randomness: time is an [`Instant`] passed into every call.
+//! Inputs: [`Endpoint::handle_segment`], [`Endpoint::handle_timeout`], [`Endpoint::write`],
+//! [`Endpoint::read`]. Outputs: [`Endpoint::poll_transmit`], [`Endpoint::poll_timeout`],
+//! [`Endpoint::poll_event`].
+//!
+//! Inside, sequence numbers are unwrapped `u64` stream offsets (offset 0 = first data byte);
+//! 32-bit wrapping sequence numbers exist only at the wire ([`seq`], [`wire`]).
+
+pub mod cc;
+pub mod config;
+pub mod endpoint;
+pub mod event;
+pub mod recovery;
+pub mod rtt;
+pub mod seq;
+pub mod stats;
+pub mod time;
+pub mod wire;
+
+pub use config::{CcAlgorithm, DelayedAckModel, Mechanisms, Profile, RtoModel, TcpConfig};
+pub use endpoint::{Endpoint, EndpointError, State};
+pub use event::{Event, SendKind};
+pub use stats::Stats;
+pub use time::Instant;
+pub use wire::{Flags, Segment, TcpOptions};
+pub use std::time::Duration;

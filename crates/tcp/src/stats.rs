@@ -1,0 +1,28 @@
+//! Per-endpoint counters. Metrics shown to users are computed by thinlab-trace from events;
+//! these counters are for diagnostics, tests and the dropped-input accounting.
+
+use std::time::Duration;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    pub segments_sent: u64,
+    pub data_segments_sent: u64,
+    pub payload_bytes_sent: u64,
+    pub retransmissions_rto: u64,
+    pub retransmissions_fast: u64,
+    pub retransmissions_early: u64,
+    pub retransmissions_tlp: u64,
+    pub rto_events: u64,
+    /// Retransmissions found unnecessary (timestamps / DSACK evidence).
+    pub spurious_retransmissions: u64,
+    /// Total time spent waiting for an RTO to expire with nothing sent meanwhile.
+    pub frozen_time: Duration,
+    pub segments_received: u64,
+    pub duplicate_acks_received: u64,
+    /// Incoming segments dropped, by reason (see `event::DropReason`).
+    pub dropped_malformed: u64,
+    pub dropped_wrong_connection: u64,
+    pub dropped_out_of_window: u64,
+    pub dropped_bad_ack: u64,
+    pub dropped_bad_state: u64,
+}

@@ -1,0 +1,10 @@
+//! thinlab-trace: per-write delivery records and the latency metrics computed from them.
+//!
+//! Every driver (simulator, emulator, capture analyzer) feeds a [`FlowRecorder`] with the
+//! application's writes and the endpoints' trace events; the recorder keeps one
+//! [`WriteRecord`] per write plus packet counters ([`FlowRecords`]), and every metric of
+//! `shared/notes/interface.md` is computed from those records only.
+
+pub mod records;
+
+pub use records::{FlowRecorder, FlowRecords, PacketCounters, WriteRecord};

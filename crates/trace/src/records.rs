@@ -1,0 +1,208 @@
+//! Per-write delivery records (DESIGN.md, thinlab-trace) built from trace events.
+//!
+//! Definitions (interface.md, "Results"): for each application write `[start, end)` of the
+//! sender's stream,
+//! - `first_send`: first transmission of the write's first byte;
+//! - `transport`: the write's last byte first arrives at the receiving host, in any segment;
+//! - `app`: the write's last byte is delivered in order to the receiving application;
+//! - `acked`: the write's last byte is cumulatively acknowledged at the sender.
+//!
+//! Memory is one `WriteRecord` per write plus a map of writes whose last byte has not arrived.
+
+use std::collections::BTreeMap;
+use thinlab_tcp::event::{Event, SendKind};
+use thinlab_tcp::Instant;
+
+/// One application write and when it reached each milestone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteRecord {
+    pub write_time: Instant,
+    pub start: u64,
+    pub end: u64,
+    pub first_send: Option<Instant>,
+    pub transport: Option<Instant>,
+    pub app: Option<Instant>,
+    pub acked: Option<Instant>,
+}
+
+/// Counters over the packets the sender emitted (data-carrying segments only).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacketCounters {
+    pub data_packets_sent: u64,
+    pub payload_bytes_sent: u64,
+    /// Bytes sent for the first time (beyond the highest byte sent before).
+    pub unique_bytes_sent: u64,
+    /// `payload_bytes_sent - unique_bytes_sent`: retransmitted or redundantly bundled bytes.
+    pub redundant_bytes_sent: u64,
+    /// Packets that carried redundant (RDB) bytes together with new data.
+    pub rdb_bundles: u64,
+    pub retrans_rto: u64,
+    pub retrans_fast: u64,
+    pub retrans_early: u64,
+    pub retrans_tlp: u64,
+    pub rto_events: u64,
+    pub spurious_retransmissions: u64,
+    /// Total time between the last transmission and an RTO expiry, summed over expiries, ns.
+    pub frozen_time_ns: u64,
+}
+
+impl PacketCounters {
+    pub fn retransmissions(&self) -> u64 {
+        self.retrans_rto + self.retrans_fast + self.retrans_early + self.retrans_tlp
+    }
+}
+
+/// Everything the metrics of one flow are computed from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowRecords {
+    pub writes: Vec<WriteRecord>,
+    pub packets: PacketCounters,
+    /// When the flow's connection was initiated (connect call).
+    pub connect_time: Option<Instant>,
+    /// When the last byte was delivered to the receiving application.
+    pub last_delivery: Option<Instant>,
+    /// Bytes delivered in order to the receiving application.
+    pub bytes_delivered: u64,
+    /// Whether the application closed the stream after its last write (finite transfer).
+    pub finite: bool,
+}
+
+impl FlowRecords {
+    pub fn bytes_written(&self) -> u64 {
+        self.writes.last().map_or(0, |w| w.end)
+    }
+}
+
+/// Builds [`FlowRecords`] incrementally from writes and events.
+#[derive(Debug, Default)]
+pub struct FlowRecorder {
+    rec: FlowRecords,
+    /// Index of the first write whose `first_send` is unknown.
+    next_first_send: usize,
+    /// Index of the first write not yet delivered / acknowledged.
+    next_app: usize,
+    next_acked: usize,
+    /// Writes whose last byte has not arrived yet, keyed by that byte's offset.
+    awaiting_arrival: BTreeMap<u64, usize>,
+    highest_sent: u64,
+    last_sent_at: Option<Instant>,
+}
+
+impl FlowRecorder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn on_connect(&mut self, now: Instant) {
+        self.rec.connect_time.get_or_insert(now);
+    }
+
+    /// The application wrote `[start, end)` of the stream at `now`. Empty writes are ignored.
+    pub fn on_write(&mut self, now: Instant, start: u64, end: u64) {
+        if end <= start {
+            return;
+        }
+        let idx = self.rec.writes.len();
+        self.rec.writes.push(WriteRecord {
+            write_time: now,
+            start,
+            end,
+            first_send: None,
+            transport: None,
+            app: None,
+            acked: None,
+        });
+        self.awaiting_arrival.insert(end - 1, idx);
+    }
+
+    /// The application closed the stream after its last write.
+    pub fn on_close(&mut self) {
+        self.rec.finite = true;
+    }
+
+    /// An event of the sending endpoint (its `Sent`, `Acked`, `RtoFired`).
+    pub fn on_sender_event(&mut self, ev: &Event) {
+        match *ev {
+            Event::Sent { at, start, end, kind, .. } => self.on_sent(at, start, end, kind),
+            Event::Acked { at, una } => {
+                let writes = &mut self.rec.writes;
+                while self.next_acked < writes.len() && writes[self.next_acked].end <= una {
+                    writes[self.next_acked].acked = Some(at);
+                    self.next_acked += 1;
+                }
+            }
+            Event::RtoFired { at, .. } => {
+                self.rec.packets.rto_events += 1;
+                if let Some(last) = self.last_sent_at {
+                    self.rec.packets.frozen_time_ns += (at - last).as_nanos() as u64;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// An event of the receiving endpoint (its `Arrived`, `Delivered`).
+    pub fn on_receiver_event(&mut self, ev: &Event) {
+        match *ev {
+            Event::Arrived { at, start, end } => {
+                let hits: Vec<u64> = self.awaiting_arrival.range(start..end).map(|(k, _)| *k).collect();
+                for k in hits {
+                    if let Some(i) = self.awaiting_arrival.remove(&k) {
+                        self.rec.writes[i].transport = Some(at);
+                    }
+                }
+            }
+            Event::Delivered { at, start, end } => {
+                self.rec.bytes_delivered += end.saturating_sub(start);
+                self.rec.last_delivery = Some(at);
+                let writes = &mut self.rec.writes;
+                while self.next_app < writes.len() && writes[self.next_app].end <= end {
+                    writes[self.next_app].app = Some(at);
+                    self.next_app += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Retransmissions the sender found spurious (from its own counters).
+    pub fn set_spurious_retransmissions(&mut self, n: u64) {
+        self.rec.packets.spurious_retransmissions = n;
+    }
+
+    fn on_sent(&mut self, at: Instant, start: u64, end: u64, kind: SendKind) {
+        self.last_sent_at = Some(at);
+        if end <= start {
+            return;
+        }
+        let p = &mut self.rec.packets;
+        let len = end - start;
+        let unique = end.saturating_sub(start.max(self.highest_sent));
+        p.data_packets_sent += 1;
+        p.payload_bytes_sent += len;
+        p.unique_bytes_sent += unique;
+        p.redundant_bytes_sent += len - unique;
+        match kind {
+            SendKind::Rdb => p.rdb_bundles += 1,
+            SendKind::Rto => p.retrans_rto += 1,
+            SendKind::FastRetransmit => p.retrans_fast += 1,
+            SendKind::Early => p.retrans_early += 1,
+            SendKind::Tlp => p.retrans_tlp += 1,
+            _ => {}
+        }
+        self.highest_sent = self.highest_sent.max(end);
+        let writes = &mut self.rec.writes;
+        while self.next_first_send < writes.len() && writes[self.next_first_send].start < end {
+            writes[self.next_first_send].first_send = Some(at);
+            self.next_first_send += 1;
+        }
+    }
+
+    pub fn records(&self) -> &FlowRecords {
+        &self.rec
+    }
+
+    pub fn finish(self) -> FlowRecords {
+        self.rec
+    }
+}
