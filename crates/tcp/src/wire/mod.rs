@@ -3,9 +3,34 @@
 //!
 //! `Segment` is the parsed form: the simulator passes it between endpoints without encoding;
 //! the TUN driver, the pcap writer and the pcap reader use [`parse`] / [`emit`].
+//!
+//! - [`tcp`]: fixed header, [`parse`] (never panics on any input), [`emit`], and the
+//!   checksummed [`emit_ipv4`] / [`emit_ipv6`] / [`parse_ipv4`] / [`parse_ipv6`].
+//! - [`options`]: option parsing rules and the Linux option layout (including which SACK
+//!   blocks are dropped when the 40-byte option space overflows).
+//! - [`checksum`]: pseudo-header checksums, via etherparse's one's-complement sum.
+//!
+//! Round trip: for every `seg`, `parse(emit(seg)) == seg` with `options` replaced by
+//! [`options::emitted_options`] (identical unless SACK blocks had to be dropped). For every
+//! byte string `b` that parses, `parse(emit(parse(b)))` equals `parse(b)`.
 
 use arrayvec::ArrayVec;
 use bytes::Bytes;
+
+pub mod checksum;
+mod error;
+pub mod options;
+pub mod tcp;
+#[cfg(test)]
+mod tests;
+
+pub use checksum::{checksum_ipv4, checksum_ipv6, verify_ipv4, verify_ipv6};
+pub use error::WireError;
+pub use options::{MAX_OPTIONS_LEN, MAX_SACK_BLOCKS};
+pub use tcp::{
+    emit, emit_ipv4, emit_ipv6, header_len, parse, parse_ipv4, parse_ipv6, MAX_HEADER_LEN,
+    MIN_HEADER_LEN,
+};
 
 /// TCP header flags.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
