@@ -1,0 +1,170 @@
+"""Shared glue for the ns-3 halves of the thinlab-vs-ns-3 benchmark.
+
+Imports ns-3 (PyPI `ns3` 3.44, cppyy bindings) and JIT-compiles a few small C++ helpers
+with cppyy.cppdef, so that nothing runs in Python while Simulator::Run() is being timed:
+
+* ThinWriter: writes `size` bytes to a TCP socket every `interval` (a plain scheduled
+  member function, no Application TypeId, so no static registration under cling) and
+  records the write times;
+* ThinReader: accepts the connection, drains the receive buffer and records, for every
+  write, when its last byte was delivered in order (application-layer latency);
+* per-device packet counters (PhyTxEnd / PhyRxDrop trace sinks).
+"""
+import contextlib
+import os
+import sys
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    # cppyy/cling prints harmless "Failed to materialize symbols" warnings on import.
+    if os.environ.get("NSGLUE_VERBOSE"):
+        yield
+        return
+    fd = sys.stderr.fileno()
+    saved = os.dup(fd)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        sys.stderr.flush()
+        os.dup2(devnull, fd)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, fd)
+        os.close(saved)
+        os.close(devnull)
+
+
+with _quiet_stderr():
+    from ns import ns  # noqa: E402
+    import cppyy  # noqa: E402
+
+    cppyy.cppdef(r"""
+#include <algorithm>
+#include <vector>
+namespace thinlab_bench {
+using namespace ns3;
+
+static uint64_t g_phyTx = 0;
+static uint64_t g_phyRxDrop = 0;
+inline void CountTx(Ptr<const Packet>) { ++g_phyTx; }
+inline void CountRxDrop(Ptr<const Packet>) { ++g_phyRxDrop; }
+inline void AttachCounters(Ptr<NetDevice> d)
+{
+    d->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&CountTx));
+    d->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&CountRxDrop));
+}
+inline uint64_t PhyTx() { return g_phyTx; }
+inline uint64_t PhyRxDrop() { return g_phyRxDrop; }
+
+// Counts segments a TCP socket puts on the wire and how many of them were retransmissions
+// (a segment whose sequence number is below the highest one sent so far).
+struct TxCounter
+{
+    uint64_t segments = 0;
+    uint64_t retrans = 0;
+    uint32_t highest = 0;
+    bool any = false;
+    void OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+    {
+        if (p->GetSize() == 0) return;
+        ++segments;
+        uint32_t s = h.GetSequenceNumber().GetValue();
+        if (any && s < highest) ++retrans;
+        if (!any || s >= highest) { highest = s + p->GetSize(); any = true; }
+    }
+};
+
+struct ThinWriter
+{
+    Ptr<Socket> sock;
+    uint32_t size = 120;
+    Time interval;
+    Time stop;
+    std::vector<double> writeTimes;
+    uint64_t failed = 0;
+    TxCounter tx;
+
+    Ptr<Node> node;
+    Address remote;
+    // Connect at `start` (inside Simulator::Run: nodes must be initialised before a socket
+    // can send) and write the first chunk right away.
+    void Start(Ptr<Node> n, Address r, Time start, uint32_t sz, Time ival, Time stp)
+    {
+        node = n; remote = r; size = sz; interval = ival; stop = stp;
+        Simulator::ScheduleWithContext(node->GetId(), start, &ThinWriter::Connect, this);
+    }
+    void Connect()
+    {
+        sock = Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
+        sock->Bind();
+        sock->TraceConnectWithoutContext("Tx", MakeCallback(&TxCounter::OnTx, &tx));
+        sock->Connect(remote);
+        Write();
+    }
+    void Write()
+    {
+        Ptr<Packet> p = Create<Packet>(size);
+        if (sock->Send(p) < 0) ++failed; else writeTimes.push_back(Simulator::Now().GetSeconds());
+        Time next = Simulator::Now() + interval;
+        if (next < stop) Simulator::Schedule(interval, &ThinWriter::Write, this);
+    }
+};
+
+struct ThinReader
+{
+    Ptr<Socket> listener;
+    uint64_t bytes = 0;
+    std::vector<double> deliverTimes; // time the k-th `size`-byte write became complete in order
+    uint32_t size = 120;
+
+    void Listen(Ptr<Node> node, uint16_t port, uint32_t sz)
+    {
+        size = sz;
+        listener = Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
+        listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
+        listener->Listen();
+        listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                    MakeCallback(&ThinReader::Accept, this));
+    }
+    void Accept(Ptr<Socket> s, const Address&) { s->SetRecvCallback(MakeCallback(&ThinReader::Recv, this)); }
+    void Recv(Ptr<Socket> s)
+    {
+        Ptr<Packet> p;
+        while ((p = s->Recv()))
+        {
+            bytes += p->GetSize();
+            while ((deliverTimes.size() + 1) * (uint64_t)size <= bytes)
+                deliverTimes.push_back(Simulator::Now().GetSeconds());
+        }
+    }
+};
+
+// Application-layer latency in ms for each write that was delivered: returns sorted values.
+inline std::vector<double> Latencies(const ThinWriter& w, const ThinReader& r)
+{
+    std::vector<double> v;
+    size_t n = std::min(w.writeTimes.size(), r.deliverTimes.size());
+    v.reserve(n);
+    for (size_t i = 0; i < n; ++i) v.push_back((r.deliverTimes[i] - w.writeTimes[i]) * 1000.0);
+    std::sort(v.begin(), v.end());
+    return v;
+}
+
+inline void AttachTxCounter(Ptr<Socket> s, TxCounter* c)
+{
+    s->TraceConnectWithoutContext("Tx", MakeCallback(&TxCounter::OnTx, c));
+}
+} // namespace thinlab_bench
+""")
+
+glue = cppyy.gbl.thinlab_bench
+
+
+def percentile(sorted_vals, q):
+    """Nearest-rank percentile of an already sorted sequence (None if empty)."""
+    n = len(sorted_vals)
+    if n == 0:
+        return None
+    k = max(0, min(n - 1, int(-(-q * n // 1)) - 1))
+    return float(sorted_vals[k])
