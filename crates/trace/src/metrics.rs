@@ -1,0 +1,262 @@
+//! Per-flow metrics (interface.md, "Results"), computed from [`FlowRecords`] only.
+//!
+//! Latency of a write = milestone − origin, where the milestone is `app` (delivered in order
+//! to the receiving application), `transport` (last byte first arrives at the receiving host)
+//! or `acked` (last byte cumulatively acknowledged), and the origin is the write call
+//! (`*_latency_ms`) or the first transmission of the write's first byte
+//! (`*_latency_from_send_ms`). Writes that never reached the milestone (or, for the
+//! `_from_send` variants, were never sent) are excluded; `count` says how many made it.
+//!
+//! Percentiles use the **nearest-rank** definition: for `n` sorted samples `x_1 ≤ … ≤ x_n`,
+//! the q-quantile is `x_k` with `k = max(1, ⌈q·n⌉)`, computed in integer arithmetic
+//! (q is a fraction `num/den`), so p99 of 100 samples is exactly the 99th smallest. It is
+//! always one of the samples, monotone in q, and p100 = max.
+
+use crate::records::{FlowRecords, WriteRecord};
+use serde::Serialize;
+use std::time::Duration;
+use thinlab_tcp::Instant;
+
+/// Summary of a latency distribution in milliseconds. Every field but `count` is `None`
+/// (JSON `null`) when there are no samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct LatencyStats {
+    pub mean: Option<f64>,
+    pub p50: Option<f64>,
+    pub p90: Option<f64>,
+    pub p99: Option<f64>,
+    pub p999: Option<f64>,
+    pub max: Option<f64>,
+    pub count: u64,
+}
+
+impl LatencyStats {
+    /// Statistics of `samples_ms` (any order; NaNs are ignored).
+    pub fn from_samples(samples_ms: &[f64]) -> Self {
+        let mut sorted: Vec<f64> = samples_ms.iter().copied().filter(|x| !x.is_nan()).collect();
+        sorted.sort_by(f64::total_cmp);
+        Self::from_sorted(&sorted)
+    }
+
+    /// Statistics of samples already sorted ascending (no NaNs).
+    pub fn from_sorted(sorted: &[f64]) -> Self {
+        let n = sorted.len();
+        let mean = (n > 0).then(|| sorted.iter().sum::<f64>() / n as f64);
+        LatencyStats {
+            mean,
+            p50: nearest_rank(sorted, 50, 100),
+            p90: nearest_rank(sorted, 90, 100),
+            p99: nearest_rank(sorted, 99, 100),
+            p999: nearest_rank(sorted, 999, 1000),
+            max: sorted.last().copied(),
+            count: n as u64,
+        }
+    }
+}
+
+/// Nearest-rank percentile `num/den` (0 ≤ num ≤ den) of ascending `sorted`; `None` if empty.
+pub fn nearest_rank(sorted: &[f64], num: u64, den: u64) -> Option<f64> {
+    if sorted.is_empty() || den == 0 {
+        return None;
+    }
+    let n = sorted.len() as u128;
+    let num = u128::from(num.min(den));
+    let den = u128::from(den);
+    let k = (n * num).div_ceil(den).max(1);
+    Some(sorted[(k - 1) as usize])
+}
+
+/// Which milestone of a write a latency is measured to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Milestone {
+    /// Last byte delivered in order to the receiving application.
+    App,
+    /// Last byte first arrives at the receiving host.
+    Transport,
+    /// Last byte cumulatively acknowledged at the sender.
+    Ack,
+}
+
+/// Where a latency is measured from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The application's write call.
+    Write,
+    /// The first transmission of the write's first byte.
+    FirstSend,
+}
+
+fn ms_between(from: Instant, to: Instant) -> f64 {
+    (to - from).as_nanos() as f64 / 1e6
+}
+
+/// Latency of one write in ms, if it reached the milestone (and, for `FirstSend`, was sent).
+pub fn write_latency_ms(w: &WriteRecord, milestone: Milestone, origin: Origin) -> Option<f64> {
+    let to = match milestone {
+        Milestone::App => w.app,
+        Milestone::Transport => w.transport,
+        Milestone::Ack => w.acked,
+    }?;
+    let from = match origin {
+        Origin::Write => w.write_time,
+        Origin::FirstSend => w.first_send?,
+    };
+    Some(ms_between(from, to))
+}
+
+/// Latency samples (ms, in write order) of every write that reached `milestone`.
+pub fn latency_samples_ms(rec: &FlowRecords, milestone: Milestone, origin: Origin) -> Vec<f64> {
+    rec.writes.iter().filter_map(|w| write_latency_ms(w, milestone, origin)).collect()
+}
+
+/// Retransmitted segments by the mechanism that sent them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RetransmissionsByCause {
+    pub rto: u64,
+    pub fast: u64,
+    pub early: u64,
+    pub tlp: u64,
+}
+
+/// Every per-flow metric of interface.md, by its exact name. Serializes to the `metrics`
+/// object of `summary.json`; `None` fields serialize as `null`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FlowMetrics {
+    pub app_latency_ms: LatencyStats,
+    pub transport_latency_ms: LatencyStats,
+    pub ack_latency_ms: LatencyStats,
+    pub app_latency_from_send_ms: LatencyStats,
+    pub transport_latency_from_send_ms: LatencyStats,
+    pub ack_latency_from_send_ms: LatencyStats,
+    pub writes: u64,
+    pub bytes_written: u64,
+    pub bytes_delivered: u64,
+    pub data_packets_sent: u64,
+    pub payload_bytes_sent: u64,
+    pub unique_bytes_sent: u64,
+    pub redundant_bytes_sent: u64,
+    /// `payload_bytes_sent / data_packets_sent`; null when no data packet was sent.
+    pub avg_payload_bytes: Option<f64>,
+    pub rdb_bundles: u64,
+    /// Segments sent by a retransmission mechanism (sum of `retransmissions_by_cause`).
+    pub retransmissions: u64,
+    pub retransmissions_by_cause: RetransmissionsByCause,
+    pub rto_events: u64,
+    pub spurious_retransmissions: u64,
+    /// Total time spent waiting for an RTO to expire with nothing sent, ms.
+    pub frozen_time_ms: f64,
+    /// The duration the flow's rates are computed over, s.
+    pub duration_s: f64,
+    /// `bytes_delivered · 8 / duration_s`; null when the duration is zero.
+    pub goodput_bps: Option<f64>,
+    /// Finite transfers whose every byte was delivered: connect → last byte delivered, ms.
+    /// Null for unbounded flows and transfers that did not complete.
+    pub completion_time_ms: Option<f64>,
+}
+
+impl FlowMetrics {
+    /// Names of the latency statistics, in serialization order.
+    pub const LATENCY_NAMES: [&'static str; 6] = [
+        "app_latency_ms",
+        "transport_latency_ms",
+        "ack_latency_ms",
+        "app_latency_from_send_ms",
+        "transport_latency_from_send_ms",
+        "ack_latency_from_send_ms",
+    ];
+}
+
+/// Computes every metric of one flow; `duration` is what rates are computed over.
+pub fn flow_metrics(rec: &FlowRecords, duration: Duration) -> FlowMetrics {
+    let stats = |m, o| LatencyStats::from_samples(&latency_samples_ms(rec, m, o));
+    let p = &rec.packets;
+    let duration_s = duration.as_secs_f64();
+    let bytes_written = rec.bytes_written();
+    let completion_time_ms = match (rec.finite, rec.connect_time, rec.last_delivery) {
+        (true, Some(c), Some(d)) if rec.bytes_delivered >= bytes_written => Some(ms_between(c, d)),
+        _ => None,
+    };
+    FlowMetrics {
+        app_latency_ms: stats(Milestone::App, Origin::Write),
+        transport_latency_ms: stats(Milestone::Transport, Origin::Write),
+        ack_latency_ms: stats(Milestone::Ack, Origin::Write),
+        app_latency_from_send_ms: stats(Milestone::App, Origin::FirstSend),
+        transport_latency_from_send_ms: stats(Milestone::Transport, Origin::FirstSend),
+        ack_latency_from_send_ms: stats(Milestone::Ack, Origin::FirstSend),
+        writes: rec.writes.len() as u64,
+        bytes_written,
+        bytes_delivered: rec.bytes_delivered,
+        data_packets_sent: p.data_packets_sent,
+        payload_bytes_sent: p.payload_bytes_sent,
+        unique_bytes_sent: p.unique_bytes_sent,
+        redundant_bytes_sent: p.redundant_bytes_sent,
+        avg_payload_bytes: (p.data_packets_sent > 0)
+            .then(|| p.payload_bytes_sent as f64 / p.data_packets_sent as f64),
+        rdb_bundles: p.rdb_bundles,
+        retransmissions: p.retransmissions(),
+        retransmissions_by_cause: RetransmissionsByCause {
+            rto: p.retrans_rto,
+            fast: p.retrans_fast,
+            early: p.retrans_early,
+            tlp: p.retrans_tlp,
+        },
+        rto_events: p.rto_events,
+        spurious_retransmissions: p.spurious_retransmissions,
+        frozen_time_ms: p.frozen_time_ns as f64 / 1e6,
+        duration_s,
+        goodput_bps: (duration_s > 0.0).then(|| rec.bytes_delivered as f64 * 8.0 / duration_s),
+        completion_time_ms,
+    }
+}
+
+/// Empirical CDF of `samples_ms` as `(value, cumulative fraction)` points, ascending, one per
+/// distinct value (the fraction of samples ≤ value). NaNs are ignored.
+///
+/// When there are more distinct values than `max_points` (at least 2), the body is thinned to
+/// evenly spaced ranks, always keeping the first point; every point at or above the 99th
+/// percentile (fraction ≥ 0.99) is kept exactly, so the result may exceed `max_points` by
+/// the size of the tail.
+pub fn latency_cdf(samples_ms: &[f64], max_points: usize) -> Vec<(f64, f64)> {
+    let mut sorted: Vec<f64> = samples_ms.iter().copied().filter(|x| !x.is_nan()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    // One point per distinct value: (value, fraction of samples ≤ value).
+    let mut points: Vec<(f64, f64)> = Vec::new();
+    for (i, &x) in sorted.iter().enumerate() {
+        if i + 1 == n || sorted[i + 1] != x {
+            points.push((x, (i + 1) as f64 / n as f64));
+        }
+    }
+    let max_points = max_points.max(2);
+    if points.len() <= max_points {
+        return points;
+    }
+    // Tail: points whose count of samples ≤ value is ≥ ⌈0.99·n⌉ (integer arithmetic).
+    let tail_rank = (n * 99).div_ceil(100);
+    let tail_start = points
+        .iter()
+        .position(|&(_, f)| (f * n as f64).round() as usize >= tail_rank)
+        .unwrap_or(points.len());
+    let (body, tail) = points.split_at(tail_start);
+    let budget = max_points.saturating_sub(tail.len()).max(2);
+    let mut out = Vec::with_capacity(budget + tail.len());
+    if body.len() <= budget {
+        out.extend_from_slice(body);
+    } else {
+        // Evenly spaced indices 0, …, body.len()-1 (first and last body points kept).
+        let last = body.len() - 1;
+        let mut prev = usize::MAX;
+        for j in 0..budget {
+            let idx = j * last / (budget - 1);
+            if idx != prev {
+                out.push(body[idx]);
+                prev = idx;
+            }
+        }
+    }
+    out.extend_from_slice(tail);
+    out
+}
+
+#[cfg(test)]
+mod tests;
