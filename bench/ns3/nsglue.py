@@ -55,6 +55,60 @@ inline void AttachCounters(Ptr<NetDevice> d)
     d->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&CountRxDrop));
 }
 inline uint64_t PhyTx() { return g_phyTx; }
+
+// Make the link between routers a and b a drop-tail bottleneck: a FifoQueueDisc of
+// `packets` packets on both ends (the device queue in front of it should be ~1 packet).
+// Without a queue disc, ns-3 drops in the traffic-control layer once the device queue is
+// stopped, where no queue counts it; with one, drops are counted by the queue disc.
+static std::vector<Ptr<QueueDisc>> g_bottleneckQdiscs;
+inline int InstallBottleneckFifo(Ptr<Node> a, Ptr<Node> b, uint32_t packets)
+{
+    TrafficControlHelper tch;
+    tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize",
+                         QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, packets)));
+    int found = 0;
+    for (Ptr<Node> x : {a, b})
+        for (uint32_t i = 0; i < x->GetNDevices(); ++i)
+        {
+            Ptr<PointToPointNetDevice> d = DynamicCast<PointToPointNetDevice>(x->GetDevice(i));
+            if (!d) continue;
+            Ptr<Channel> ch = d->GetChannel();
+            bool between = true;
+            for (std::size_t k = 0; k < ch->GetNDevices(); ++k)
+            {
+                uint32_t id = ch->GetDevice(k)->GetNode()->GetId();
+                if (id != a->GetId() && id != b->GetId()) between = false;
+            }
+            if (!between) continue;
+            QueueDiscContainer q = tch.Install(d);
+            g_bottleneckQdiscs.push_back(q.Get(0));
+            ++found;
+        }
+    return found;
+}
+inline uint64_t BottleneckDrops()
+{
+    uint64_t n = 0;
+    for (auto& q : g_bottleneckQdiscs) n += q->GetStats().nTotalDroppedPackets;
+    return n;
+}
+// Remove every root queue disc (Ipv4AddressHelper::Assign installs fq_codel by default).
+inline void UninstallAllQueueDiscs()
+{
+    TrafficControlHelper tch;
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+        {
+            Ptr<NetDevice> d = node->GetDevice(i);
+            Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
+            if (tc && tc->GetRootQueueDiscOnDevice(d)) tch.Uninstall(d);
+        }
+    }
+}
+
+inline uint64_t SinkRx(Ptr<Application> a) { return DynamicCast<PacketSink>(a)->GetTotalRx(); }
 inline uint64_t PhyRxDrop() { return g_phyRxDrop; }
 
 // Counts segments a TCP socket puts on the wire and how many of them were retransmissions
