@@ -1,12 +1,48 @@
-//! The sans-IO TCP endpoint (RFC 9293). (Public interface fixed; implementation pending.)
+//! The sans-IO TCP endpoint (RFC 9293), orchestrating the mechanisms of the sibling modules:
+//!
+//! - [`fsm`]: the connection state machine and the RFC 9293 §3.10.7 segment-arrival checks
+//!   (acceptability, RST, SYN, challenge ACKs);
+//! - [`input`]: ACK processing on the sending side (cumulative ACK, SACK, RTT, recovery,
+//!   window update) and data/FIN processing on the receiving side;
+//! - [`output`]: what goes out next (RST, SYN, retransmissions, new data under cwnd, the peer's
+//!   window, Nagle and sender SWS avoidance, window probes, pure ACKs);
+//! - [`send_queue`], [`reassembly`], [`delayed_ack`], [`options`], [`timers`]; loss recovery
+//!   is in [`crate::recovery`], RTT in [`crate::rtt`], congestion control in [`crate::cc`].
+//!
+//! Time is always an argument; nothing reads a clock. Bad network input never panics and is
+//! never an error: it is dropped, counted in [`Stats`] and reported as `Event::Dropped`.
+//!
+//! Deviations and choices (see also the module headers): a SYN's payload is ignored; a RST in
+//! SYN-RECEIVED closes the endpoint instead of returning to LISTEN; PAWS (RFC 7323 §5) is not
+//! implemented; FIN-WAIT-2 has no timeout; `Event::Acked` reports data offsets only (an ACK
+//! of just our FIN produces none); handshake retransmissions produce `Sent{kind: Handshake}`
+//! but no `RtoFired` and are not counted in `rto_events`.
 
+pub mod delayed_ack;
+mod fsm;
+mod input;
+pub mod options;
+mod output;
+pub mod reassembly;
+pub mod send_queue;
+pub mod timers;
+
+use crate::cc::{Cc, CongestionControl};
 use crate::config::TcpConfig;
-use crate::event::Event;
+use crate::event::{DropReason, Event};
+use crate::recovery::{Phase, Recovery};
+use crate::rtt::{backed_off, RttEstimator};
 use crate::stats::Stats;
 use crate::time::Instant;
-use crate::wire::Segment;
+use crate::wire::{Segment, TcpOptions};
 use bytes::Bytes;
+use delayed_ack::DelayedAck;
+use options::Negotiated;
+use reassembly::Reassembly;
+use send_queue::SendQueue;
+use std::collections::VecDeque;
 use std::time::Duration;
+use timers::{TimerKind, Timers};
 
 /// RFC 9293 connection states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -25,7 +61,7 @@ pub enum State {
 }
 
 /// Misuse of the API (never produced by network input).
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum EndpointError {
     #[error("the connection is closed for sending")]
     ClosedForSending,
@@ -36,82 +72,397 @@ pub enum EndpointError {
 }
 
 pub struct Endpoint {
-    _private: (),
+    cfg: TcpConfig,
+    state: State,
+    local_port: u16,
+    remote_port: u16,
+    iss: u32,
+    irs: u32,
+    neg: Negotiated,
+    /// The peer's SYN options (to build our SYN-ACK and its retransmissions).
+    peer_syn: Option<TcpOptions>,
+
+    // --- sending side
+    snd: SendQueue,
+    /// Peer's advertised window, bytes (scaled).
+    snd_wnd: u64,
+    max_snd_wnd: u64,
+    /// Peer sequence offset / our ack offset of the last window update (RFC 9293 SND.WL1/2).
+    snd_wl1: i64,
+    snd_wl2: i64,
+    syn_pending: bool,
+    syn_sent_at: Option<Instant>,
+    syn_retransmitted: bool,
+    syn_retries: u32,
+    probe_pending: bool,
+    persist_backoff: u32,
+    rst_pending: Option<Segment>,
+    /// Last transmission of data (or FIN).
+    last_send: Option<Instant>,
+    close_requested: bool,
+
+    // --- receiving side
+    rcv: Reassembly,
+    /// Offset of the peer's FIN once seen (possibly out of order).
+    fin_at: Option<u64>,
+    fin_rcvd: bool,
+    /// Right edge of the window we last advertised (peer offsets).
+    rcv_adv: u64,
+    ack_now: bool,
+    delack: DelayedAck,
+    ts_recent: u32,
+    /// rcv_nxt (sequence space) in the last ACK we sent (RFC 7323 Last.ACK.sent).
+    last_ack_sent: u64,
+
+    // --- machinery
+    rtt: RttEstimator,
+    backoff: u32,
+    retries: u32,
+    cc: Cc,
+    rec: Recovery,
+    timers: Timers,
+    events: VecDeque<Event>,
+    stats: Stats,
+    error: Option<EndpointError>,
 }
 
 impl Endpoint {
+    fn new(cfg: TcpConfig, local_port: u16, isn: u32, state: State) -> Endpoint {
+        let neg = Negotiated::initial(&cfg);
+        Endpoint {
+            neg,
+            state,
+            local_port,
+            remote_port: 0,
+            iss: isn,
+            irs: 0,
+            peer_syn: None,
+            snd: SendQueue::new(cfg.send_buffer),
+            snd_wnd: 0,
+            max_snd_wnd: 0,
+            snd_wl1: -1,
+            snd_wl2: 0,
+            syn_pending: false,
+            syn_sent_at: None,
+            syn_retransmitted: false,
+            syn_retries: 0,
+            probe_pending: false,
+            persist_backoff: 0,
+            rst_pending: None,
+            last_send: None,
+            close_requested: false,
+            rcv: Reassembly::new(),
+            fin_at: None,
+            fin_rcvd: false,
+            rcv_adv: 0,
+            ack_now: false,
+            delack: DelayedAck::new(cfg.delayed_ack, cfg.delayed_ack_timeout, cfg.mss),
+            ts_recent: 0,
+            last_ack_sent: 0,
+            rtt: RttEstimator::new(&cfg),
+            backoff: 0,
+            retries: 0,
+            cc: Cc::new(&cfg),
+            rec: Recovery::new(cfg.limited_transmit),
+            timers: Timers::default(),
+            events: VecDeque::new(),
+            stats: Stats::default(),
+            error: None,
+            cfg,
+        }
+    }
+
     /// Active open: queue a SYN to `remote_port` from `local_port` with initial sequence `isn`.
-    pub fn connect(_now: Instant, _config: TcpConfig, _local_port: u16, _remote_port: u16, _isn: u32) -> Endpoint {
-        todo!()
+    pub fn connect(now: Instant, config: TcpConfig, local_port: u16, remote_port: u16, isn: u32) -> Endpoint {
+        let mut ep = Endpoint::new(config, local_port, isn, State::Closed);
+        ep.remote_port = remote_port;
+        ep.syn_pending = true;
+        ep.set_state(now, State::SynSent);
+        ep
     }
     /// Passive open: wait in LISTEN on `local_port`; the first SYN fixes the peer.
-    pub fn listen(_config: TcpConfig, _local_port: u16, _isn: u32) -> Endpoint {
-        todo!()
+    pub fn listen(config: TcpConfig, local_port: u16, isn: u32) -> Endpoint {
+        Endpoint::new(config, local_port, isn, State::Listen)
     }
     /// Application write: accepts up to the free send-buffer space and returns how much it took.
     /// Data written before the handshake completes is sent once it does.
-    pub fn write(&mut self, _now: Instant, _data: &[u8]) -> Result<usize, EndpointError> {
-        todo!()
+    pub fn write(&mut self, _now: Instant, data: &[u8]) -> Result<usize, EndpointError> {
+        if let Some(e) = &self.error {
+            return Err(*e);
+        }
+        let open = matches!(
+            self.state,
+            State::Listen | State::SynSent | State::SynReceived | State::Established | State::CloseWait
+        );
+        if !open || self.snd.fin_queued {
+            return Err(EndpointError::ClosedForSending);
+        }
+        Ok(self.snd.write(data))
     }
     /// Next chunk of in-order received data, if any. Reading reopens the receive window.
     pub fn read(&mut self) -> Option<Bytes> {
-        todo!()
+        let b = self.rcv.read()?;
+        // Receiver window update (Linux tcp_cleanup_rbuf): if the advertised window is at most
+        // half the maximum and reading at least doubled it, tell the peer at once.
+        let cur = self.rcv_adv.saturating_sub(self.rcv_nxt_seq());
+        let new = self.rcv_window();
+        if self.is_synchronized()
+            && cur * 2 <= self.max_rcv_window()
+            && new >= 2 * cur
+            && new >= self.cfg.mss as u64
+        {
+            self.ack_now = true;
+        }
+        Some(b)
     }
     /// Application close: send FIN after all written data.
-    pub fn close(&mut self, _now: Instant) {
-        todo!()
+    pub fn close(&mut self, now: Instant) {
+        match self.state {
+            State::Listen | State::SynSent => {
+                self.set_state(now, State::Closed);
+            }
+            State::SynReceived => {
+                self.close_requested = true;
+                self.snd.fin_queued = true;
+            }
+            State::Established => {
+                self.snd.fin_queued = true;
+                self.set_state(now, State::FinWait1);
+            }
+            State::CloseWait => {
+                self.snd.fin_queued = true;
+                self.set_state(now, State::LastAck);
+            }
+            _ => {}
+        }
     }
     /// Abort: send RST and go to CLOSED.
-    pub fn abort(&mut self, _now: Instant) {
-        todo!()
+    pub fn abort(&mut self, now: Instant) {
+        let synchronized = matches!(
+            self.state,
+            State::SynReceived | State::Established | State::FinWait1 | State::FinWait2 | State::CloseWait
+        );
+        if synchronized {
+            let seq = crate::seq::to_wire(self.iss, self.snd.nxt_seq());
+            self.rst_pending = Some(self.rst_segment(seq, None));
+        }
+        if self.error.is_none() {
+            self.error = Some(EndpointError::ClosedForSending);
+        }
+        self.set_state(now, State::Closed);
     }
     /// Feed one incoming segment. Bad input is dropped and counted, never an error.
-    pub fn handle_segment(&mut self, _now: Instant, _seg: Segment) {
-        todo!()
+    pub fn handle_segment(&mut self, now: Instant, seg: Segment) {
+        self.on_segment(now, seg);
     }
     /// Feed one incoming wire-format TCP segment (header + payload) whose pseudo-header
     /// checksum the caller has already verified or does not need. Malformed input is dropped and counted.
-    pub fn handle_bytes(&mut self, _now: Instant, _bytes: &[u8]) {
-        todo!()
+    pub fn handle_bytes(&mut self, now: Instant, bytes: &[u8]) {
+        match crate::wire::parse(bytes) {
+            Ok(seg) => self.handle_segment(now, seg),
+            Err(_) => {
+                self.stats.segments_received += 1;
+                self.drop_segment(now, DropReason::Malformed);
+            }
+        }
     }
     /// Run expired timers. Call when `now >= poll_timeout()`.
-    pub fn handle_timeout(&mut self, _now: Instant) {
-        todo!()
+    pub fn handle_timeout(&mut self, now: Instant) {
+        while let Some(k) = self.timers.pop_expired(now) {
+            match k {
+                TimerKind::Rto => self.on_rto_timer(now),
+                TimerKind::DelayedAck => self.ack_now = true,
+                TimerKind::Persist => self.on_persist_timer(now),
+                TimerKind::TimeWait => self.set_state(now, State::Closed),
+                TimerKind::Tlp | TimerKind::Reorder => {}
+            }
+        }
     }
     /// Next segment to send, if any.
-    pub fn poll_transmit(&mut self, _now: Instant) -> Option<Segment> {
-        todo!()
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
+        self.next_segment(now)
     }
     /// Earliest time at which `handle_timeout` must be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        todo!()
+        self.timers.next()
     }
     /// Next trace event, if any.
     pub fn poll_event(&mut self) -> Option<Event> {
-        todo!()
+        self.events.pop_front()
     }
     pub fn state(&self) -> State {
-        todo!()
+        self.state
     }
     pub fn stats(&self) -> &Stats {
-        todo!()
+        &self.stats
     }
     /// The peer's FIN has been received and all its data read (EOF).
     pub fn peer_closed(&self) -> bool {
-        todo!()
+        self.fin_rcvd && self.rcv.readable_len() == 0
     }
     /// Bytes written and not yet acknowledged, plus unsent.
     pub fn bytes_unacked(&self) -> u64 {
-        todo!()
+        self.snd.unacked_len()
     }
     /// Current RTO including backoff.
     pub fn rto(&self) -> Duration {
-        todo!()
+        backed_off(self.rtt.rto(), self.backoff, self.cfg.rto_max)
     }
     pub fn srtt(&self) -> Option<Duration> {
-        todo!()
+        self.rtt.srtt()
     }
     pub fn config(&self) -> &TcpConfig {
-        todo!()
+        &self.cfg
+    }
+
+    // --- additional read-only accessors (diagnostics, tests, later mechanisms)
+
+    /// Congestion window, segments.
+    pub fn cwnd(&self) -> u32 {
+        self.cc.cwnd()
+    }
+    pub fn ssthresh(&self) -> u32 {
+        self.cc.ssthresh()
+    }
+    /// Segments sent and not cumulatively acknowledged (Linux packets_out).
+    pub fn packets_out(&self) -> u32 {
+        self.snd.packets_out()
+    }
+    /// Segments in flight (RFC 6675 pipe, Linux tcp_packets_in_flight).
+    pub fn packets_in_flight(&self) -> u32 {
+        self.rec.pipe(&self.snd)
+    }
+    pub fn recovery_phase(&self) -> Phase {
+        self.rec.phase
+    }
+    /// The options the handshake settled.
+    pub fn negotiated(&self) -> Negotiated {
+        self.neg
+    }
+    /// Peer's advertised window, bytes.
+    pub fn send_window(&self) -> u64 {
+        self.snd_wnd
+    }
+    /// Consecutive RTO expiries without a fresh RTT sample.
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+    /// The error that ended the connection, if any.
+    pub fn error(&self) -> Option<EndpointError> {
+        self.error
+    }
+    /// Deadline of one timer (for tests and drivers that want to display it).
+    pub fn timer(&self, kind: TimerKind) -> Option<Instant> {
+        self.timers.get(kind)
+    }
+    /// Our stream offset of the next new byte (snd_nxt, data only).
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd.nxt
+    }
+    /// Our first unacknowledged stream offset (snd_una, data only).
+    pub fn snd_una(&self) -> u64 {
+        self.snd.una
+    }
+    /// Next expected offset of the peer's stream.
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv.rcv_nxt
+    }
+
+    // --- shared helpers for the submodules
+
+    fn set_state(&mut self, now: Instant, to: State) {
+        let from = self.state;
+        if from == to {
+            return;
+        }
+        self.state = to;
+        self.events.push_back(Event::StateChanged { at: now, from, to });
+        match to {
+            State::TimeWait => {
+                self.timers.stop_all();
+                self.timers.set(TimerKind::TimeWait, now + self.cfg.time_wait);
+            }
+            State::Closed => self.timers.stop_all(),
+            _ => {}
+        }
+    }
+
+    fn drop_segment(&mut self, now: Instant, reason: DropReason) {
+        let s = &mut self.stats;
+        match reason {
+            DropReason::Malformed => s.dropped_malformed += 1,
+            DropReason::WrongConnection => s.dropped_wrong_connection += 1,
+            DropReason::OutOfWindow => s.dropped_out_of_window += 1,
+            DropReason::BadAck => s.dropped_bad_ack += 1,
+            DropReason::BadState => s.dropped_bad_state += 1,
+        }
+        self.events.push_back(Event::Dropped { at: now, reason });
+    }
+
+    fn is_synchronized(&self) -> bool {
+        !matches!(self.state, State::Closed | State::Listen | State::SynSent)
+    }
+
+    /// rcv_nxt in sequence space (counts the peer's FIN).
+    fn rcv_nxt_seq(&self) -> u64 {
+        self.rcv.rcv_nxt + self.fin_rcvd as u64
+    }
+
+    fn max_rcv_window(&self) -> u64 {
+        (self.cfg.recv_buffer as u64).min(0xffff_u64 << self.neg.rcv_wscale)
+    }
+
+    /// Free receive space we could advertise now.
+    fn rcv_window(&self) -> u64 {
+        (self.cfg.recv_buffer.saturating_sub(self.rcv.buffered()) as u64).min(self.max_rcv_window())
+    }
+
+    fn on_rto_timer(&mut self, now: Instant) {
+        match self.state {
+            State::SynSent | State::SynReceived => {
+                if self.syn_retries >= self.cfg.syn_retries {
+                    self.error = Some(EndpointError::TimedOut);
+                    self.set_state(now, State::Closed);
+                    return;
+                }
+                self.syn_retries += 1;
+                self.backoff += 1;
+                self.syn_retransmitted = true;
+                self.syn_pending = true;
+            }
+            State::Closed | State::Listen | State::TimeWait => {}
+            _ => {
+                if self.snd.is_empty() {
+                    return;
+                }
+                if self.retries >= self.cfg.max_retries {
+                    self.error = Some(EndpointError::TimedOut);
+                    self.set_state(now, State::Closed);
+                    return;
+                }
+                let expired = self.rto();
+                self.stats.rto_events += 1;
+                if let Some(t) = self.last_send {
+                    self.stats.frozen_time += now - t;
+                }
+                self.backoff += 1;
+                self.retries += 1;
+                self.events.push_back(Event::RtoFired { at: now, rto: expired, backoff: self.backoff });
+                self.rec.on_rto(&mut self.snd, &mut self.cc, now);
+                // The timer is re-armed (backed off) when the retransmission goes out
+                // (RFC 6298 §5.5–5.6), which `poll_transmit` does at once.
+            }
+        }
+    }
+
+    fn on_persist_timer(&mut self, now: Instant) {
+        if self.snd_wnd > 0 || self.snd.unsent_len() == 0 || !self.snd.is_empty() {
+            self.persist_backoff = 0;
+            return;
+        }
+        self.probe_pending = true;
+        self.persist_backoff += 1;
+        let d = backed_off(self.rtt.rto(), self.persist_backoff, self.cfg.rto_max);
+        self.timers.set(TimerKind::Persist, now + d);
     }
 }

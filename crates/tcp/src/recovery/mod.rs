@@ -1,1 +1,230 @@
-//! Loss detection and recovery (RFC 6582 NewReno, RFC 6675 SACK, RTO backoff).
+//! Loss detection and recovery: fast retransmit / fast recovery with NewReno partial ACKs
+//! (RFC 6582) when SACK is not negotiated, SACK-based recovery (RFC 6675: scoreboard, pipe,
+//! NextSeg) when it is, Limited Transmit (RFC 3042), and the RTO "Loss" state (RFC 6298 §5,
+//! Linux go-back-N). Decisions live in the sub-modules as pure functions:
+//! [`dupack`] (what is a duplicate ACK, dupthresh), [`sack`] (scoreboard, IsLost),
+//! [`newreno`] (partial ACKs), [`rto`] (Karn's rule, timer rules).
+//!
+//! Packets in flight are counted Linux-style in segments:
+//! `packets_out - (sacked_out + lost_out) + retrans_out`, where without SACK "sacked" is the
+//! number of duplicate ACKs received in the episode.
+//!
+//! Extension points: `dupack::dupthresh` (thin dupACK, Early Retransmit), `Phase` (a TLP probe
+//! state later), `Recovery::on_rto` (linear timeouts decide the backoff in the endpoint).
+
+pub mod dupack;
+pub mod newreno;
+pub mod rto;
+pub mod sack;
+
+use crate::cc::{Cc, CongestionControl};
+use crate::endpoint::send_queue::SendQueue;
+use crate::event::SendKind;
+use crate::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Normal operation (Linux Open/Disorder).
+    Open,
+    /// Fast recovery after dupACK/SACK loss detection.
+    Recovery,
+    /// After a retransmission timeout, until the data outstanding at the timeout is acked.
+    Loss,
+}
+
+/// What changed on an ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transition {
+    None,
+    EnteredRecovery,
+    PartialAck,
+    ExitedRecovery,
+    ExitedLoss,
+}
+
+/// The facts of one ACK after the scoreboard has been updated.
+#[derive(Clone, Copy, Debug)]
+pub struct AckEvent {
+    pub now: Instant,
+    /// Segments removed by the cumulative ACK.
+    pub acked_segments: u32,
+    /// snd_una advanced.
+    pub acked_new: bool,
+    pub dupack: bool,
+    /// Sequence-space snd_una / snd_nxt after the ACK.
+    pub una_seq: u64,
+    pub nxt_seq: u64,
+    pub dupthresh: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Recovery {
+    pub phase: Phase,
+    /// RFC 6582 `recover` (Linux high_seq): sequence-space snd_nxt when the episode began.
+    pub recover: Option<u64>,
+    /// Duplicate ACKs since snd_una last advanced.
+    pub dupacks: u32,
+    /// Without SACK: duplicate ACKs standing for segments that left the network.
+    pub reno_sacked: u32,
+    /// The next retransmission goes out regardless of cwnd (first one of an episode).
+    pub force_retransmit: bool,
+    pub sack: bool,
+    pub limited_transmit: bool,
+}
+
+impl Recovery {
+    pub fn new(limited_transmit: bool) -> Self {
+        Recovery {
+            phase: Phase::Open,
+            recover: None,
+            dupacks: 0,
+            reno_sacked: 0,
+            force_retransmit: false,
+            sack: false,
+            limited_transmit,
+        }
+    }
+
+    /// Segments that have left the network according to the scoreboard.
+    fn left(&self, q: &SendQueue) -> u32 {
+        if self.sack {
+            q.sacked_out()
+        } else {
+            self.reno_sacked
+        }
+    }
+
+    /// RFC 6675 pipe / Linux `tcp_packets_in_flight`.
+    pub fn pipe(&self, q: &SendQueue) -> u32 {
+        (q.packets_out() + q.retrans_out()).saturating_sub(self.left(q) + q.lost_out())
+    }
+
+    /// Segments counted against cwnd when deciding whether one more may be sent.
+    pub fn cwnd_usage(&self, q: &SendQueue) -> u32 {
+        match self.phase {
+            Phase::Open => {
+                // RFC 3042: the first two duplicate ACKs each allow one new segment.
+                let lt = if self.limited_transmit { self.dupacks.min(2) } else { 0 };
+                q.packets_out().saturating_sub(lt)
+            }
+            Phase::Recovery | Phase::Loss => self.pipe(q),
+        }
+    }
+
+    /// Kind of a retransmission of a lost segment in the current phase.
+    pub fn retransmit_kind(&self) -> SendKind {
+        match self.phase {
+            Phase::Loss => SendKind::Rto,
+            _ => SendKind::FastRetransmit,
+        }
+    }
+
+    /// Whether the scoreboard says it is time to start fast retransmit (RFC 5681 §3.2 /
+    /// RFC 6675 §5: dupthresh dupACKs, or dupthresh SACKed segments above snd_una), and the
+    /// RFC 6582 §3.2 rule allows it: snd_una at or beyond the previous episode's `recover`
+    /// (stale duplicate ACKs from below `recover` must not start a second episode; `>=`
+    /// rather than the RFC's `>` keeps a loss of the first segment after an episode
+    /// recoverable without the RFC's ACK heuristic, as Linux does).
+    fn time_to_recover(&self, q: &SendQueue, ev: &AckEvent) -> bool {
+        if q.is_empty() {
+            return false;
+        }
+        let by_dup = self.dupacks >= ev.dupthresh;
+        let by_sack = self.sack && q.sacked_out() >= ev.dupthresh;
+        let after_previous = self.recover.is_none_or_le(ev.una_seq);
+        (by_dup || by_sack) && after_previous
+    }
+
+    /// Update the recovery state for one ACK (cumulative part and SACK blocks already applied
+    /// to `q`).
+    pub fn on_ack(&mut self, q: &mut SendQueue, cc: &mut Cc, ev: &AckEvent) -> Transition {
+        if ev.acked_new {
+            self.dupacks = 0;
+            self.reno_sacked = newreno::reno_sacked_after_ack(self.reno_sacked, ev.acked_segments);
+        } else if ev.dupack {
+            self.dupacks += 1;
+            if !self.sack {
+                self.reno_sacked = newreno::reno_sacked_after_dupack(self.reno_sacked, q.packets_out());
+            }
+        }
+        if q.is_empty() {
+            self.reno_sacked = 0;
+        }
+        match self.phase {
+            Phase::Open => {
+                if self.time_to_recover(q, ev) {
+                    let in_flight = self.pipe(q) + self.left(q);
+                    cc.on_enter_recovery(ev.now, in_flight);
+                    self.phase = Phase::Recovery;
+                    self.recover = Some(ev.nxt_seq);
+                    q.set_lost(0);
+                    if self.sack {
+                        sack::mark_lost(q, ev.dupthresh);
+                    }
+                    self.force_retransmit = true;
+                    return Transition::EnteredRecovery;
+                }
+                if !self.sack && ev.acked_new {
+                    self.reno_sacked = 0;
+                }
+                Transition::None
+            }
+            Phase::Recovery => {
+                let recover = self.recover.unwrap_or(0);
+                // NewReno ends the episode at `recover`; Reno on the first new ACK
+                // (RFC 5681 §3.2 step 6).
+                if ev.acked_new && (ev.una_seq >= recover || cc.partial_ack_ends_recovery()) {
+                    self.exit();
+                    cc.on_exit_recovery(ev.now);
+                    return Transition::ExitedRecovery;
+                }
+                let mut t = Transition::None;
+                if ev.acked_new && newreno::on_partial_ack(q, recover) {
+                    self.force_retransmit = true;
+                    t = Transition::PartialAck;
+                }
+                if self.sack {
+                    sack::mark_lost(q, ev.dupthresh);
+                }
+                t
+            }
+            Phase::Loss => {
+                if ev.acked_new && ev.una_seq >= self.recover.unwrap_or(0) {
+                    self.exit();
+                    return Transition::ExitedLoss;
+                }
+                Transition::None
+            }
+        }
+    }
+
+    fn exit(&mut self) {
+        self.phase = Phase::Open;
+        self.dupacks = 0;
+        self.reno_sacked = 0;
+        self.force_retransmit = false;
+    }
+
+    /// The retransmission timer expired with data outstanding: enter Loss, mark everything
+    /// lost (go-back-N) and let the first retransmission out regardless of cwnd.
+    pub fn on_rto(&mut self, q: &mut SendQueue, cc: &mut Cc, now: Instant) {
+        let in_flight = self.pipe(q);
+        cc.on_rto(now, in_flight);
+        q.mark_all_lost();
+        self.phase = Phase::Loss;
+        self.recover = Some(q.nxt_seq());
+        self.dupacks = 0;
+        self.reno_sacked = 0;
+        self.force_retransmit = true;
+    }
+}
+
+/// `Option<u64>` helper: `None` or at most `x`.
+trait NoneOrLe {
+    fn is_none_or_le(&self, x: u64) -> bool;
+}
+impl NoneOrLe for Option<u64> {
+    fn is_none_or_le(&self, x: u64) -> bool {
+        self.map_or(true, |r| r <= x)
+    }
+}

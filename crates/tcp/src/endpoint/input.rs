@@ -1,0 +1,155 @@
+//! Processing of an acceptable segment's ACK field (RFC 9293 §3.10.7.4 "fifth"; RFC 5681,
+//! RFC 6582, RFC 6675 via `recovery`; RFC 6298 timer rules and Karn's rule via
+//! `recovery::rto`) and of its text (RFC 9293 "seventh", reassembly, delayed ACK).
+//!
+//! Order on an ACK: classify (duplicate ACK per mechanisms.md §4, judged against the window we
+//! held *before* this segment), cumulative ACK (queue, `Event::Acked`), SACK blocks, RTT
+//! sample and backoff reset, recovery state machine, congestion-window growth, RTO timer,
+//! window update (SND.WL1/WL2), persist timer, FIN-acked transitions.
+
+use super::delayed_ack::{AckDecision, Arrival};
+use super::timers::TimerKind;
+use super::Endpoint;
+use crate::cc::CongestionControl;
+use crate::event::{DropReason, Event};
+use crate::recovery::dupack::{dupthresh, is_dupack, AckFacts, ThreshInput};
+use crate::recovery::{rto, sack, AckEvent, Phase, Transition};
+use crate::seq::from_wire;
+use crate::time::Instant;
+use crate::wire::Segment;
+use arrayvec::ArrayVec;
+use bytes::Bytes;
+
+impl Endpoint {
+    /// Process the ACK field. Returns false if the segment must be dropped (ACK of data never
+    /// sent: an ACK is sent in reply, RFC 9293).
+    pub(super) fn process_ack(&mut self, now: Instant, seg: &Segment, seg_start: i64) -> bool {
+        let una = self.snd.una_seq();
+        let nxt = self.snd.nxt_seq();
+        let a = from_wire(self.iss, seg.ack, una);
+        if a > nxt as i64 {
+            self.ack_now = true;
+            self.drop_segment(now, DropReason::BadAck);
+            return false;
+        }
+        let wnd = (seg.window as u64) << self.neg.snd_wscale;
+        let acked_new = a > una as i64;
+        let facts = AckFacts {
+            ack_equals_una: a == una as i64,
+            seg_len: seg.seq_len(),
+            window_unchanged: wnd == self.snd_wnd,
+            outstanding: nxt > una,
+        };
+        let dup = is_dupack(&facts);
+        if dup {
+            self.stats.duplicate_acks_received += 1;
+        }
+        let in_flight_before = self.rec.pipe(&self.snd);
+        let data_una_before = self.snd.una;
+        let fin_acked_before = self.snd.fin_acked;
+        let mut summary = Default::default();
+        if acked_new {
+            summary = self.snd.ack(a as u64);
+            if self.snd.una > data_una_before {
+                self.events.push_back(Event::Acked { at: now, una: self.snd.una });
+            }
+        }
+        if self.neg.sack && !seg.options.sack_blocks.is_empty() {
+            let mut blocks: ArrayVec<(u64, u64), 4> = ArrayVec::new();
+            let (lo, hi) = (self.snd.una_seq() as i64, self.snd.nxt_seq() as i64);
+            for &(l, r) in &seg.options.sack_blocks {
+                let (l, r) = (from_wire(self.iss, l, self.snd.una), from_wire(self.iss, r, self.snd.una));
+                // ignore D-SACK (below snd_una) and invalid blocks
+                if lo <= l && l < r && r <= hi {
+                    blocks.push((l as u64, r as u64));
+                }
+            }
+            sack::apply_blocks(&mut self.snd, &blocks);
+        }
+        let mut sample = None;
+        if acked_new {
+            let ts = if self.neg.timestamps {
+                seg.options.timestamps.and_then(|(_, ecr)| rto::ts_rtt(super::options::ts_clock(now), ecr))
+            } else {
+                None
+            };
+            sample = rto::rtt_sample(now, &summary, ts);
+            if let Some(r) = sample {
+                self.rtt.on_sample(r);
+                self.backoff = 0;
+            }
+            self.retries = 0;
+        }
+        let thresh = dupthresh(&ThreshInput {
+            packets_out: self.snd.packets_out(),
+            can_send_new: self.snd.unsent_len() > 0,
+            mechanisms: self.cfg.mechanisms,
+        });
+        let ev = AckEvent {
+            now,
+            acked_segments: summary.segments,
+            acked_new,
+            dupack: dup,
+            una_seq: self.snd.una_seq(),
+            nxt_seq: self.snd.nxt_seq(),
+            dupthresh: thresh,
+        };
+        let phase_before = self.rec.phase;
+        let t = self.rec.on_ack(&mut self.snd, &mut self.cc, &ev);
+        if acked_new && phase_before != Phase::Recovery && t != Transition::EnteredRecovery {
+            self.cc.on_ack(now, summary.segments, in_flight_before, sample);
+        }
+        match rto::timer_on_ack(acked_new, !self.snd.is_empty()) {
+            rto::TimerOnAck::Stop => self.timers.stop(TimerKind::Rto),
+            rto::TimerOnAck::Restart => self.timers.set(TimerKind::Rto, now + self.rto()),
+            rto::TimerOnAck::Keep => {}
+        }
+        // window update, RFC 9293 §3.10.7.4 (SND.WL1 < SEG.SEQ or (= and SND.WL2 =< SEG.ACK))
+        if self.snd_wl1 < seg_start || (self.snd_wl1 == seg_start && self.snd_wl2 <= a) {
+            self.snd_wnd = wnd;
+            self.max_snd_wnd = self.max_snd_wnd.max(wnd);
+            self.snd_wl1 = seg_start;
+            self.snd_wl2 = a;
+        }
+        if self.snd_wnd > 0 && self.timers.is_armed(TimerKind::Persist) {
+            self.timers.stop(TimerKind::Persist);
+            self.persist_backoff = 0;
+        }
+        if self.snd.fin_acked && !fin_acked_before {
+            self.on_fin_acked(now);
+        }
+        true
+    }
+
+    /// Text of an acceptable segment in a state that receives data.
+    pub(super) fn on_data(&mut self, now: Instant, start: i64, mut payload: Bytes) {
+        let len = payload.len();
+        self.events.push_back(Event::Arrived {
+            at: now,
+            start: start.max(0) as u64,
+            end: (start + len as i64).max(0) as u64,
+        });
+        let mut start = start;
+        if start < 0 {
+            // data riding on a retransmitted SYN: skip the part before offset 0
+            let skip = ((-start) as usize).min(len);
+            payload = payload.slice(skip..);
+            start = 0;
+        }
+        let limit = self.rcv_adv.max(self.rcv.rcv_nxt);
+        let out = self.rcv.insert(start as u64, payload, limit);
+        if let Some((a, b)) = out.delivered {
+            self.events.push_back(Event::Delivered { at: now, start: a, end: b });
+        }
+        let arrival = if out.out_of_order || out.filled_hole || out.duplicate {
+            Arrival::Urgent
+        } else {
+            Arrival::InOrder
+        };
+        let rto = self.rto();
+        match self.delack.on_data(now, len, arrival, rto) {
+            AckDecision::Now => self.ack_now = true,
+            AckDecision::Delay(t) => self.timers.set_if_idle(TimerKind::DelayedAck, t),
+        }
+    }
+}

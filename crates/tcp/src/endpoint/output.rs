@@ -1,0 +1,275 @@
+//! What to send next (RFC 9293 §3.8.6, §3.10; RFC 5681; RFC 6675 NextSeg; RFC 896 Nagle).
+//!
+//! Priority, one segment per `poll_transmit` call: a pending RST; the SYN / SYN-ACK; the
+//! lowest lost segment (retransmission, first of an episode regardless of cwnd, then while
+//! pipe < cwnd); new data (cwnd in segments, the peer's window, sender SWS avoidance, Nagle
+//! unless `nodelay`, FIN piggybacked on the last data); a zero-window probe; a pure ACK.
+//! Every segment carries the current ACK, so a pending ACK rides on data and no separate pure
+//! ACK is sent. Exactly one `Event::Sent` per segment.
+//!
+//! Extension points: RDB will widen the payload of a new segment backwards over unacked data
+//! in `send_new` (the payload is a `Bytes` slice, so bundling is a different slice of the same
+//! buffer); TLP will add a probe before `send_new`.
+
+use super::options::ts_clock;
+use super::timers::TimerKind;
+use super::{Endpoint, State};
+use crate::cc::CongestionControl;
+use crate::event::{Event, SendKind};
+use crate::recovery::rto;
+use crate::rtt::backed_off;
+use crate::seq::to_wire;
+use crate::time::Instant;
+use crate::wire::{Flags, Segment, TcpOptions};
+use bytes::Bytes;
+
+/// Nagle's algorithm (RFC 9293 §3.7.4, RFC 896): hold a sub-MSS segment while unacknowledged
+/// data is outstanding. A segment carrying the FIN is not held (Linux `tcp_nagle_test`).
+pub fn nagle_holds(nodelay: bool, len: u64, mss: u64, outstanding: bool, fin: bool) -> bool {
+    !nodelay && len < mss && outstanding && !fin
+}
+
+/// Sender SWS avoidance (RFC 9293 §3.8.6.2.1) for a segment cut short by the peer's window:
+/// send it only if it is at least half the largest window the peer ever offered.
+pub fn sws_holds(len: u64, mss: u64, unsent: u64, max_snd_wnd: u64) -> bool {
+    len < mss && len < unsent && len * 2 < max_snd_wnd
+}
+
+impl Endpoint {
+    pub(super) fn next_segment(&mut self, now: Instant) -> Option<Segment> {
+        if let Some(r) = self.rst_pending.take() {
+            return Some(self.emit(now, r, SendKind::Rst, 0, 0));
+        }
+        match self.state {
+            State::Closed | State::Listen => return None,
+            State::SynSent | State::SynReceived => return self.send_syn(now),
+            _ => {}
+        }
+        if let Some(s) = self.send_retransmission(now) {
+            return Some(s);
+        }
+        if let Some(s) = self.send_new(now) {
+            return Some(s);
+        }
+        if self.probe_pending {
+            self.probe_pending = false;
+            // Linux tcp_xmit_probe_skb: an old sequence number, no data; the peer answers
+            // with an ACK carrying its current window.
+            let seq = to_wire(self.iss, self.snd.una_seq()).wrapping_sub(1);
+            let seg = self.segment(now, seq, Flags::ACK, Bytes::new());
+            let una = self.snd.una;
+            return Some(self.emit(now, seg, SendKind::WindowProbe, una, una));
+        }
+        if self.ack_now {
+            let seq = to_wire(self.iss, self.snd.nxt_seq());
+            let seg = self.segment(now, seq, Flags::ACK, Bytes::new());
+            let nxt = self.snd.nxt;
+            return Some(self.emit(now, seg, SendKind::Ack, nxt, nxt));
+        }
+        None
+    }
+
+    fn send_syn(&mut self, now: Instant) -> Option<Segment> {
+        if !self.syn_pending {
+            return None;
+        }
+        self.syn_pending = false;
+        let mut flags = Flags::SYN;
+        if self.state == State::SynReceived {
+            flags = flags | Flags::ACK;
+        }
+        let window = self.rcv_window().min(0xffff);
+        self.rcv_adv = self.rcv_adv.max(window);
+        let seg = Segment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq: self.syn_seq(),
+            ack: if flags.ack() { to_wire(self.irs, 0) } else { 0 },
+            flags,
+            window: window as u16,
+            options: self.our_handshake_options(now),
+            payload: Bytes::new(),
+        };
+        if self.syn_sent_at.is_none() {
+            self.syn_sent_at = Some(now);
+        }
+        let rto = backed_off(self.rtt.rto(), self.backoff, self.cfg.rto_max);
+        self.timers.set(TimerKind::Rto, now + rto);
+        Some(self.emit(now, seg, SendKind::Handshake, 0, 0))
+    }
+
+    fn send_retransmission(&mut self, now: Instant) -> Option<Segment> {
+        let i = self.snd.first_to_retransmit()?;
+        if !self.rec.force_retransmit && self.rec.pipe(&self.snd) >= self.cc.cwnd() {
+            return None;
+        }
+        self.rec.force_retransmit = false;
+        let kind = self.rec.retransmit_kind();
+        let s = self.snd.on_retransmit(i, now);
+        match kind {
+            SendKind::Rto => self.stats.retransmissions_rto += 1,
+            _ => self.stats.retransmissions_fast += 1,
+        }
+        let mut flags = Flags::ACK | Flags::PSH;
+        if s.fin {
+            flags = flags | Flags::FIN;
+        }
+        let seg = self.segment(now, to_wire(self.iss, s.start), flags, s.payload);
+        self.on_data_sent(now);
+        Some(self.emit(now, seg, kind, s.start, s.end))
+    }
+
+    fn send_new(&mut self, now: Instant) -> Option<Segment> {
+        if !matches!(self.state, State::Established | State::CloseWait | State::FinWait1 | State::LastAck) {
+            return None;
+        }
+        let unsent = self.snd.unsent_len();
+        if unsent == 0 && !self.snd.fin_ready() {
+            return None;
+        }
+        if self.rec.cwnd_usage(&self.snd) >= self.cc.cwnd() {
+            return None;
+        }
+        let mss = self.neg.send_mss as u64;
+        let usable = (self.snd.una + self.snd_wnd).saturating_sub(self.snd.nxt);
+        let len = unsent.min(mss).min(usable);
+        if unsent > 0 && (len == 0 || sws_holds(len, mss, unsent, self.max_snd_wnd)) {
+            // window-limited: with nothing in flight to bring a window update, persist
+            if self.snd.is_empty() && !self.timers.is_armed(TimerKind::Persist) {
+                let d = backed_off(self.rtt.rto(), self.persist_backoff, self.cfg.rto_max);
+                self.timers.set(TimerKind::Persist, now + d);
+            }
+            return None;
+        }
+        let fin = self.snd.fin_queued && self.snd.nxt + len == self.snd.written;
+        let outstanding = self.snd.nxt_seq() > self.snd.una_seq();
+        if nagle_holds(self.cfg.nodelay, len, mss, outstanding, fin) {
+            return None;
+        }
+        // RFC 5681 §4.1: restart window after an idle period longer than the RTO
+        if self.snd.is_empty() {
+            if let Some(t) = self.last_send {
+                if now - t > self.rto() {
+                    self.cc.on_idle_restart(now);
+                }
+            }
+        }
+        let i = self.snd.push_new(now, len as usize, fin);
+        let s = self.snd.get(i).expect("just pushed");
+        let (start, end, payload) = (s.start, s.end, s.payload.clone());
+        let mut flags = Flags::ACK;
+        if len > 0 {
+            flags = flags | Flags::PSH;
+        }
+        if fin {
+            flags = flags | Flags::FIN;
+        }
+        let seg = self.segment(now, to_wire(self.iss, start), flags, payload);
+        self.on_data_sent(now);
+        Some(self.emit(now, seg, SendKind::New, start, end))
+    }
+
+    /// Bookkeeping for any data/FIN transmission: RFC 6298 §5.1 timer arming.
+    fn on_data_sent(&mut self, now: Instant) {
+        self.last_send = Some(now);
+        if rto::arm_on_send(self.timers.is_armed(TimerKind::Rto)) {
+            self.timers.set(TimerKind::Rto, now + self.rto());
+        }
+    }
+
+    /// Our window field (never shrinking the right edge, RFC 9293 §3.8.6.2.2).
+    fn window_field(&mut self) -> u16 {
+        let nxt = self.rcv.rcv_nxt;
+        let right = (nxt + self.rcv_window()).max(self.rcv_adv);
+        let field = ((right - nxt) >> self.neg.rcv_wscale).min(0xffff);
+        self.rcv_adv = self.rcv_adv.max(nxt + (field << self.neg.rcv_wscale));
+        field as u16
+    }
+
+    /// A segment of the synchronized states with ACK, window, timestamps and SACK blocks.
+    fn segment(&mut self, now: Instant, seq: u32, flags: Flags, payload: Bytes) -> Segment {
+        let mut options = TcpOptions::default();
+        let mut max_blocks = 4;
+        if self.neg.timestamps {
+            options.timestamps = Some((ts_clock(now), self.ts_recent));
+            max_blocks = 3;
+        }
+        if self.neg.sack {
+            for (l, r) in self.rcv.sack_blocks(max_blocks) {
+                options.sack_blocks.push((to_wire(self.irs, l), to_wire(self.irs, r)));
+            }
+        }
+        Segment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq,
+            ack: to_wire(self.irs, self.rcv_nxt_seq()),
+            flags,
+            window: self.window_field(),
+            options,
+            payload,
+        }
+    }
+
+    fn rst_segment_inner(&self, seq: u32) -> Segment {
+        Segment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq,
+            flags: Flags::RST,
+            ..Segment::default()
+        }
+    }
+
+    /// A RST for our own connection (abort).
+    pub(super) fn rst_segment(&self, seq: u32, _ack: Option<u32>) -> Segment {
+        self.rst_segment_inner(seq)
+    }
+
+    /// Record one outgoing segment: exactly one `Event::Sent`, the counters, and the ACK it
+    /// carries (clears a pending/delayed ACK).
+    fn emit(&mut self, now: Instant, seg: Segment, kind: SendKind, start: u64, end: u64) -> Segment {
+        let len = seg.payload.len() as u64;
+        self.stats.segments_sent += 1;
+        if len > 0 {
+            self.stats.data_segments_sent += 1;
+            self.stats.payload_bytes_sent += len;
+        }
+        if seg.flags.ack() && !seg.flags.rst() {
+            self.ack_now = false;
+            self.timers.stop(TimerKind::DelayedAck);
+            self.delack.on_ack_sent();
+            self.last_ack_sent = self.rcv_nxt_seq();
+        }
+        self.events.push_back(Event::Sent {
+            at: now,
+            start,
+            end,
+            kind,
+            syn: seg.flags.syn(),
+            fin: seg.flags.fin(),
+        });
+        seg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nagle_rule() {
+        assert!(nagle_holds(false, 100, 1448, true, false));
+        assert!(!nagle_holds(true, 100, 1448, true, false));
+        assert!(!nagle_holds(false, 1448, 1448, true, false));
+        assert!(!nagle_holds(false, 100, 1448, false, false));
+        assert!(!nagle_holds(false, 100, 1448, true, true));
+    }
+
+    #[test]
+    fn sws_rule() {
+        assert!(sws_holds(100, 1448, 500, 1000));
+        assert!(!sws_holds(600, 1448, 1000, 1000));
+        assert!(!sws_holds(100, 1448, 100, 1000));
+    }
+}

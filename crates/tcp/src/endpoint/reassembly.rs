@@ -1,0 +1,225 @@
+//! Receive side: in-order delivery, out-of-order reassembly and SACK block generation
+//! (RFC 9293 §3.10.7.4 "seventh, process the segment text"; RFC 2018 §4 SACK blocks).
+//!
+//! Offsets are the peer's stream offsets (0 = first byte after its SYN). A segment overlapping
+//! `rcv_nxt` delivers only its new part (mechanisms.md §9 — what makes RDB transparent).
+//! In-order data becomes readable at once; out-of-order pieces are kept non-overlapping in a
+//! `BTreeMap` (deterministic order) until the hole before them is filled.
+//!
+//! SACK blocks (RFC 2018 §4): the first block contains the most recently received segment; the
+//! others repeat the most recently reported blocks; blocks at or below `rcv_nxt` are dropped.
+
+use arrayvec::ArrayVec;
+use bytes::Bytes;
+use std::collections::{BTreeMap, VecDeque};
+
+/// What inserting one segment's payload did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InsertOutcome {
+    /// Newly readable in-order range, if any.
+    pub delivered: Option<(u64, u64)>,
+    /// The segment (or part of it) was queued out of order.
+    pub out_of_order: bool,
+    /// The segment advanced `rcv_nxt` while out-of-order data was queued (hole filled).
+    pub filled_hole: bool,
+    /// Nothing new at all (entirely old or already queued).
+    pub duplicate: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct Reassembly {
+    pub rcv_nxt: u64,
+    ooo: BTreeMap<u64, Bytes>,
+    ooo_bytes: usize,
+    /// Most recently reported SACK blocks, most recent first.
+    blocks: ArrayVec<(u64, u64), 4>,
+    readable: VecDeque<Bytes>,
+    readable_len: usize,
+}
+
+impl Reassembly {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Bytes held (readable but unread, plus out-of-order).
+    pub fn buffered(&self) -> usize {
+        self.readable_len + self.ooo_bytes
+    }
+    pub fn has_ooo(&self) -> bool {
+        !self.ooo.is_empty()
+    }
+    pub fn readable_len(&self) -> usize {
+        self.readable_len
+    }
+
+    pub fn read(&mut self) -> Option<Bytes> {
+        let b = self.readable.pop_front()?;
+        self.readable_len -= b.len();
+        Some(b)
+    }
+
+    /// SACK blocks to report (most recent first), at most `max`.
+    pub fn sack_blocks(&self, max: usize) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks.iter().copied().take(max)
+    }
+
+    /// Insert a payload starting at `start`; bytes at or beyond `limit` are discarded (outside
+    /// the receive window).
+    pub fn insert(&mut self, start: u64, mut payload: Bytes, limit: u64) -> InsertOutcome {
+        let mut out = InsertOutcome::default();
+        let end = (start + payload.len() as u64).min(limit);
+        if end <= self.rcv_nxt || end <= start {
+            out.duplicate = true;
+            return out;
+        }
+        payload.truncate((end - start) as usize);
+        if start <= self.rcv_nxt {
+            let had_ooo = self.has_ooo();
+            let from = self.rcv_nxt;
+            let p = payload.slice((self.rcv_nxt - start) as usize..);
+            self.push_readable(p);
+            self.rcv_nxt = end;
+            self.drain_ooo();
+            out.filled_hole = had_ooo;
+            out.delivered = Some((from, self.rcv_nxt));
+            self.blocks.retain(|b| b.1 > self.rcv_nxt);
+            for b in self.blocks.iter_mut() {
+                b.0 = b.0.max(self.rcv_nxt);
+            }
+            return out;
+        }
+        // out of order: insert the parts not already queued
+        let mut pieces: ArrayVec<(u64, u64), 8> = ArrayVec::new();
+        let mut cur = start;
+        let first = self.ooo.range(..=start).next_back().map(|(&k, _)| k).unwrap_or(start);
+        for (&ps, pb) in self.ooo.range(first..end) {
+            let pe = ps + pb.len() as u64;
+            if pe <= cur {
+                continue;
+            }
+            if ps > cur {
+                if pieces.is_full() {
+                    break;
+                }
+                pieces.push((cur, ps.min(end)));
+            }
+            cur = cur.max(pe);
+            if cur >= end {
+                break;
+            }
+        }
+        if cur < end && !pieces.is_full() {
+            pieces.push((cur, end));
+        }
+        if pieces.is_empty() {
+            out.duplicate = true;
+        }
+        for &(a, b) in &pieces {
+            let p = payload.slice((a - start) as usize..(b - start) as usize);
+            self.ooo_bytes += p.len();
+            self.ooo.insert(a, p);
+        }
+        out.out_of_order = true;
+        let blk = self.block_around(start);
+        self.note_block(blk);
+        out
+    }
+
+    fn push_readable(&mut self, p: Bytes) {
+        if !p.is_empty() {
+            self.readable_len += p.len();
+            self.readable.push_back(p);
+        }
+    }
+
+    fn drain_ooo(&mut self) {
+        while let Some(entry) = self.ooo.first_entry() {
+            let s = *entry.key();
+            if s > self.rcv_nxt {
+                break;
+            }
+            let p = entry.remove();
+            self.ooo_bytes -= p.len();
+            let e = s + p.len() as u64;
+            if e > self.rcv_nxt {
+                let q = p.slice((self.rcv_nxt - s) as usize..);
+                self.push_readable(q);
+                self.rcv_nxt = e;
+            }
+        }
+    }
+
+    /// The contiguous queued range containing offset `x`.
+    fn block_around(&self, x: u64) -> (u64, u64) {
+        let (mut lo, mut hi) = (x, x);
+        // walk backwards
+        for (&s, p) in self.ooo.range(..=x).rev() {
+            let e = s + p.len() as u64;
+            if e >= lo {
+                lo = lo.min(s);
+                hi = hi.max(e);
+            } else {
+                break;
+            }
+        }
+        for (&s, p) in self.ooo.range(x..) {
+            if s <= hi {
+                hi = hi.max(s + p.len() as u64);
+            } else {
+                break;
+            }
+        }
+        (lo, hi)
+    }
+
+    fn note_block(&mut self, blk: (u64, u64)) {
+        let mut nb: ArrayVec<(u64, u64), 4> = ArrayVec::new();
+        nb.push(blk);
+        for &b in &self.blocks {
+            let overlaps = b.0 <= blk.1 && blk.0 <= b.1;
+            if !overlaps && b.1 > self.rcv_nxt && !nb.is_full() {
+                nb.push(b);
+            }
+        }
+        self.blocks = nb;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(n: usize) -> Bytes {
+        Bytes::from(vec![7u8; n])
+    }
+
+    #[test]
+    fn in_order_then_hole_fill() {
+        let mut r = Reassembly::new();
+        let o = r.insert(0, b(10), 1000);
+        assert_eq!(o.delivered, Some((0, 10)));
+        let o = r.insert(20, b(10), 1000);
+        assert!(o.out_of_order);
+        assert_eq!(r.sack_blocks(4).collect::<Vec<_>>(), vec![(20, 30)]);
+        let o = r.insert(40, b(10), 1000);
+        assert!(o.out_of_order);
+        assert_eq!(r.sack_blocks(4).collect::<Vec<_>>(), vec![(40, 50), (20, 30)]);
+        let o = r.insert(30, b(10), 1000);
+        assert_eq!(r.sack_blocks(4).collect::<Vec<_>>(), vec![(20, 50)]);
+        assert!(!o.duplicate);
+        let o = r.insert(5, b(15), 1000);
+        assert!(o.filled_hole);
+        assert_eq!(o.delivered, Some((10, 50)));
+        assert_eq!(r.sack_blocks(4).count(), 0);
+        assert_eq!(r.readable_len(), 50);
+        assert!(r.insert(0, b(50), 1000).duplicate);
+    }
+
+    #[test]
+    fn window_limit_trims() {
+        let mut r = Reassembly::new();
+        let o = r.insert(0, b(100), 60);
+        assert_eq!(o.delivered, Some((0, 60)));
+    }
+}

@@ -1,0 +1,328 @@
+//! Send buffer and retransmission queue (RFC 9293 §3.3.1 send sequence space), keyed by
+//! unwrapped u64 stream offsets (offset 0 = first data byte = ISS+1).
+//!
+//! Unsent bytes live in one `BytesMut`; sending new data splits a frozen `Bytes` off its front,
+//! so every queued segment's payload is a zero-copy slice of the send buffer and a
+//! retransmission is a reference-count increment. Each queued segment carries the Linux-style
+//! scoreboard flags (SACKed, LOST, SACKED_RETRANS) and the queue keeps their counters, so
+//! "packets in flight" (`packets_out - sacked_out - lost_out + retrans_out`) is O(1).
+//!
+//! Invariant: `una <= nxt <= written`; `rtx` covers `[una, nxt)` (plus the FIN) contiguously,
+//! in order, one entry per transmitted segment.
+
+use crate::time::Instant;
+use bytes::{Bytes, BytesMut};
+use std::collections::VecDeque;
+
+/// One transmitted, not yet cumulatively acknowledged segment.
+#[derive(Clone, Debug)]
+pub struct SentSeg {
+    pub start: u64,
+    pub end: u64,
+    pub fin: bool,
+    pub payload: Bytes,
+    pub first_sent: Instant,
+    pub last_sent: Instant,
+    /// Ever retransmitted (Karn's rule: no RTT sample from it).
+    pub ever_retransmitted: bool,
+    pub sacked: bool,
+    /// Marked lost (by dupACKs/SACK or RTO) and not yet repaired.
+    pub lost: bool,
+    /// A retransmission of this lost segment is in flight (Linux SACKED_RETRANS).
+    pub retrans: bool,
+}
+
+impl SentSeg {
+    /// End in sequence space (the FIN occupies one unit after the data).
+    pub fn seq_end(&self) -> u64 {
+        self.end + self.fin as u64
+    }
+}
+
+/// What a cumulative ACK removed from the queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckedSummary {
+    /// Segments fully removed.
+    pub segments: u32,
+    /// First-transmission time of the oldest acked segment, if no acked segment was ever
+    /// retransmitted (Karn's rule).
+    pub karn_sent_at: Option<Instant>,
+    /// Some acked segment had been retransmitted.
+    pub retransmitted_acked: bool,
+}
+
+#[derive(Debug)]
+pub struct SendQueue {
+    rtx: VecDeque<SentSeg>,
+    unsent: BytesMut,
+    /// First unacknowledged data offset.
+    pub una: u64,
+    /// Next new data offset (end of data sent so far).
+    pub nxt: u64,
+    /// End of data written by the application.
+    pub written: u64,
+    pub capacity: usize,
+    pub fin_queued: bool,
+    pub fin_sent: bool,
+    pub fin_acked: bool,
+    sacked_out: u32,
+    lost_out: u32,
+    retrans_out: u32,
+}
+
+impl SendQueue {
+    pub fn new(capacity: usize) -> Self {
+        SendQueue {
+            rtx: VecDeque::new(),
+            unsent: BytesMut::new(),
+            una: 0,
+            nxt: 0,
+            written: 0,
+            capacity,
+            fin_queued: false,
+            fin_sent: false,
+            fin_acked: false,
+            sacked_out: 0,
+            lost_out: 0,
+            retrans_out: 0,
+        }
+    }
+
+    /// Copy as much of `data` as fits into the buffer; returns the count.
+    pub fn write(&mut self, data: &[u8]) -> usize {
+        let used = (self.written - self.una) as usize;
+        let n = self.capacity.saturating_sub(used).min(data.len());
+        self.unsent.extend_from_slice(&data[..n]);
+        self.written += n as u64;
+        n
+    }
+
+    pub fn unsent_len(&self) -> u64 {
+        self.written - self.nxt
+    }
+    /// Written and not yet acknowledged (incl. unsent).
+    pub fn unacked_len(&self) -> u64 {
+        self.written - self.una
+    }
+    /// `snd_una` in sequence space (counts an acknowledged FIN).
+    pub fn una_seq(&self) -> u64 {
+        self.una + self.fin_acked as u64
+    }
+    /// `snd_nxt` in sequence space (counts a sent FIN).
+    pub fn nxt_seq(&self) -> u64 {
+        self.nxt + self.fin_sent as u64
+    }
+    /// A FIN may go out now (queued, not sent, all data sent).
+    pub fn fin_ready(&self) -> bool {
+        self.fin_queued && !self.fin_sent && self.unsent_len() == 0
+    }
+
+    pub fn packets_out(&self) -> u32 {
+        self.rtx.len() as u32
+    }
+    pub fn sacked_out(&self) -> u32 {
+        self.sacked_out
+    }
+    pub fn lost_out(&self) -> u32 {
+        self.lost_out
+    }
+    pub fn retrans_out(&self) -> u32 {
+        self.retrans_out
+    }
+    pub fn is_empty(&self) -> bool {
+        self.rtx.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.rtx.len()
+    }
+    pub fn get(&self, i: usize) -> Option<&SentSeg> {
+        self.rtx.get(i)
+    }
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &SentSeg> + ExactSizeIterator {
+        self.rtx.iter()
+    }
+    pub fn front(&self) -> Option<&SentSeg> {
+        self.rtx.front()
+    }
+
+    /// Take `len` new bytes (plus a FIN if `fin`) as a new segment; returns its index.
+    pub fn push_new(&mut self, now: Instant, len: usize, fin: bool) -> usize {
+        debug_assert!(len as u64 <= self.unsent_len());
+        let payload = self.unsent.split_to(len).freeze();
+        let start = self.nxt;
+        self.nxt += len as u64;
+        if fin {
+            self.fin_sent = true;
+        }
+        self.rtx.push_back(SentSeg {
+            start,
+            end: self.nxt,
+            fin,
+            payload,
+            first_sent: now,
+            last_sent: now,
+            ever_retransmitted: false,
+            sacked: false,
+            lost: false,
+            retrans: false,
+        });
+        self.rtx.len() - 1
+    }
+
+    /// Record a retransmission of entry `i` at `now`; returns a clone of the entry.
+    pub fn on_retransmit(&mut self, i: usize, now: Instant) -> SentSeg {
+        let s = &mut self.rtx[i];
+        s.ever_retransmitted = true;
+        s.last_sent = now;
+        if s.lost && !s.retrans {
+            s.retrans = true;
+            self.retrans_out += 1;
+        }
+        s.clone()
+    }
+
+    pub fn set_sacked(&mut self, i: usize) {
+        let s = &mut self.rtx[i];
+        if s.sacked {
+            return;
+        }
+        s.sacked = true;
+        self.sacked_out += 1;
+        if s.lost {
+            s.lost = false;
+            self.lost_out -= 1;
+        }
+        if s.retrans {
+            s.retrans = false;
+            self.retrans_out -= 1;
+        }
+    }
+
+    /// Mark entry `i` lost (no-op if SACKed or already lost).
+    pub fn set_lost(&mut self, i: usize) {
+        let s = &mut self.rtx[i];
+        if s.sacked || s.lost {
+            return;
+        }
+        s.lost = true;
+        self.lost_out += 1;
+    }
+
+    /// RTO: every un-SACKed segment is lost and no retransmission is in flight any more.
+    pub fn mark_all_lost(&mut self) {
+        for i in 0..self.rtx.len() {
+            let s = &mut self.rtx[i];
+            if s.retrans {
+                s.retrans = false;
+                self.retrans_out -= 1;
+            }
+            if !s.sacked && !s.lost {
+                s.lost = true;
+                self.lost_out += 1;
+            }
+        }
+    }
+
+    /// Index of the first segment marked lost whose retransmission is not in flight.
+    pub fn first_to_retransmit(&self) -> Option<usize> {
+        if self.lost_out <= self.retrans_out {
+            // every lost segment already has a retransmission in flight
+            if self.lost_out == 0 {
+                return None;
+            }
+        }
+        self.rtx.iter().position(|s| s.lost && !s.retrans && !s.sacked)
+    }
+
+    /// Cumulative ACK up to `ack` (sequence-space offset, `una_seq < ack <= nxt_seq`).
+    pub fn ack(&mut self, ack: u64) -> AckedSummary {
+        let mut sum = AckedSummary::default();
+        let mut karn_ok = true;
+        let mut oldest: Option<Instant> = None;
+        while let Some(front) = self.rtx.front() {
+            if front.seq_end() <= ack {
+                let s = self.rtx.pop_front().expect("front exists");
+                if s.sacked {
+                    self.sacked_out -= 1;
+                }
+                if s.lost {
+                    self.lost_out -= 1;
+                }
+                if s.retrans {
+                    self.retrans_out -= 1;
+                }
+                if s.ever_retransmitted {
+                    karn_ok = false;
+                    sum.retransmitted_acked = true;
+                }
+                oldest.get_or_insert(s.first_sent);
+                sum.segments += 1;
+            } else {
+                if front.start < ack && ack < front.end {
+                    // partial ACK of a segment: trim the acked bytes off its front
+                    let f = self.rtx.front_mut().expect("front exists");
+                    let cut = (ack - f.start) as usize;
+                    f.payload = f.payload.slice(cut..);
+                    f.start = ack;
+                    if f.ever_retransmitted {
+                        karn_ok = false;
+                        sum.retransmitted_acked = true;
+                    }
+                    oldest.get_or_insert(f.first_sent);
+                }
+                break;
+            }
+        }
+        if karn_ok {
+            sum.karn_sent_at = oldest;
+        }
+        self.una = ack.min(self.nxt);
+        if self.fin_sent && ack > self.nxt {
+            self.fin_acked = true;
+        }
+        sum
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_are_slices_and_acks_trim() {
+        let mut q = SendQueue::new(100);
+        assert_eq!(q.write(&[1u8; 60]), 60);
+        assert_eq!(q.write(&[2u8; 60]), 40);
+        q.push_new(Instant::ZERO, 50, false);
+        q.push_new(Instant::from_millis(1), 50, false);
+        assert_eq!(q.packets_out(), 2);
+        let s = q.ack(70);
+        assert_eq!(s.segments, 1);
+        assert_eq!(s.karn_sent_at, Some(Instant::ZERO));
+        assert_eq!(q.front().unwrap().start, 70);
+        assert_eq!(q.front().unwrap().payload.len(), 30);
+        assert_eq!(q.una, 70);
+        assert_eq!(q.write(&[3u8; 100]), 70);
+    }
+
+    #[test]
+    fn scoreboard_counters() {
+        let mut q = SendQueue::new(1000);
+        q.write(&[0u8; 300]);
+        for _ in 0..3 {
+            q.push_new(Instant::ZERO, 100, false);
+        }
+        q.set_sacked(2);
+        q.set_lost(0);
+        assert_eq!(q.first_to_retransmit(), Some(0));
+        q.on_retransmit(0, Instant::from_millis(5));
+        assert_eq!((q.sacked_out(), q.lost_out(), q.retrans_out()), (1, 1, 1));
+        assert_eq!(q.first_to_retransmit(), None);
+        let s = q.ack(100);
+        assert!(s.retransmitted_acked);
+        assert_eq!(s.karn_sent_at, None);
+        assert_eq!((q.sacked_out(), q.lost_out(), q.retrans_out()), (1, 0, 0));
+        q.mark_all_lost();
+        assert_eq!(q.lost_out(), 1);
+    }
+}

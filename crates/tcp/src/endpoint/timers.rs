@@ -1,0 +1,96 @@
+//! The endpoint's timer table (DESIGN.md "timers in a table"): one deadline per kind, checked
+//! in the fixed order of [`TimerKind::ORDER`] so that simultaneous expiries are handled
+//! deterministically. `Tlp` and `Reorder` are reserved for RFC 8985 (later issue).
+
+use crate::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TimerKind {
+    /// Retransmission timer (RFC 6298), also SYN/SYN-ACK retransmission.
+    Rto = 0,
+    /// Tail loss probe (RFC 8985 §7) — reserved.
+    Tlp = 1,
+    /// RACK reordering timer (RFC 8985 §6.2) — reserved.
+    Reorder = 2,
+    /// Delayed ACK (RFC 1122 §4.2.3.2, mechanisms.md §9).
+    DelayedAck = 3,
+    /// Zero-window probe (persist timer, RFC 9293 §3.8.6.1).
+    Persist = 4,
+    /// TIME-WAIT (2·MSL).
+    TimeWait = 5,
+}
+
+impl TimerKind {
+    pub const COUNT: usize = 6;
+    /// Order in which expired timers are run.
+    pub const ORDER: [TimerKind; TimerKind::COUNT] = [
+        TimerKind::Rto,
+        TimerKind::Tlp,
+        TimerKind::Reorder,
+        TimerKind::DelayedAck,
+        TimerKind::Persist,
+        TimerKind::TimeWait,
+    ];
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Timers {
+    deadline: [Option<Instant>; TimerKind::COUNT],
+}
+
+impl Timers {
+    pub fn set(&mut self, k: TimerKind, at: Instant) {
+        self.deadline[k as usize] = Some(at);
+    }
+    /// Arm only if not already armed (keeps the earlier deadline).
+    pub fn set_if_idle(&mut self, k: TimerKind, at: Instant) {
+        if self.deadline[k as usize].is_none() {
+            self.set(k, at);
+        }
+    }
+    pub fn stop(&mut self, k: TimerKind) {
+        self.deadline[k as usize] = None;
+    }
+    pub fn get(&self, k: TimerKind) -> Option<Instant> {
+        self.deadline[k as usize]
+    }
+    pub fn is_armed(&self, k: TimerKind) -> bool {
+        self.deadline[k as usize].is_some()
+    }
+    pub fn stop_all(&mut self) {
+        self.deadline = [None; TimerKind::COUNT];
+    }
+    /// Earliest deadline of all timers.
+    pub fn next(&self) -> Option<Instant> {
+        self.deadline.iter().flatten().copied().min()
+    }
+    /// The first timer in `ORDER` that has expired at `now`; it is disarmed.
+    pub fn pop_expired(&mut self, now: Instant) -> Option<TimerKind> {
+        for k in TimerKind::ORDER {
+            if matches!(self.deadline[k as usize], Some(t) if t <= now) {
+                self.deadline[k as usize] = None;
+                return Some(k);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_order_and_next() {
+        let mut t = Timers::default();
+        t.set(TimerKind::TimeWait, Instant::from_millis(5));
+        t.set(TimerKind::Rto, Instant::from_millis(7));
+        t.set_if_idle(TimerKind::Rto, Instant::from_millis(1));
+        assert_eq!(t.next(), Some(Instant::from_millis(5)));
+        let now = Instant::from_millis(10);
+        assert_eq!(t.pop_expired(now), Some(TimerKind::Rto));
+        assert_eq!(t.pop_expired(now), Some(TimerKind::TimeWait));
+        assert_eq!(t.pop_expired(now), None);
+        assert_eq!(t.next(), None);
+    }
+}
