@@ -2,10 +2,28 @@
 //! built from config (mechanisms.md §8). Windows are counted in segments, as Linux does.
 //! Loss *detection* and the recovery episode (NewReno partial ACKs, RFC 6675 pipe) live in
 //! `recovery`; this module only says how the window reacts.
+//!
+//! Sources: RFC 5681 (slow start, congestion avoidance, loss responses, restart after idle),
+//! RFC 6582 (NewReno), Linux `tcp_reno_cong_avoid`/`tcp_slow_start`/`tcp_cong_avoid_ai`.
+//! Algorithms: [`reno`] (the shared window arithmetic and Reno), [`newreno`]. Adding one (CUBIC,
+//! PERT): a module with a type implementing [`CongestionControl`], a `CcAlgorithm` value, a
+//! [`Cc`] variant, one arm in [`Cc::new`], and one line in the `dispatch!` macro below.
+
+pub mod newreno;
+pub mod reno;
+
+#[cfg(test)]
+mod tests;
+
+pub use newreno::NewReno;
+pub use reno::{Reno, RenoWindow};
 
 use crate::config::{CcAlgorithm, TcpConfig};
 use crate::time::Instant;
 use std::time::Duration;
+
+/// Linux `TCP_INFINITE_SSTHRESH`: the initial ssthresh, "no slow-start threshold yet".
+pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 
 /// What a congestion controller is told. All counts are in segments.
 pub trait CongestionControl {
@@ -24,17 +42,79 @@ pub trait CongestionControl {
     fn on_rto(&mut self, _now: Instant, _in_flight: u32) {}
     /// The sender was idle for longer than an RTO (RFC 5681 §4.1 restart window).
     fn on_idle_restart(&mut self, _now: Instant) {}
+    /// Still in the initial slow start (no loss response yet): Linux
+    /// `tcp_in_initial_slowstart`, used by thin-stream detection (mechanisms.md §2).
+    fn in_initial_slow_start(&self) -> bool {
+        self.ssthresh() >= INFINITE_SSTHRESH
+    }
+    /// Whether the first ACK of new data during fast recovery ends the episode even if it is
+    /// partial: `true` for Reno (RFC 5681 §3.2 step 6), `false` for NewReno (RFC 6582: only
+    /// an ACK covering the recovery point does). The recovery code may consult it.
+    fn partial_ack_ends_recovery(&self) -> bool {
+        false
+    }
 }
 
-/// Enum dispatch over the algorithms of `CcAlgorithm`. (Interface fixed; implementation pending.)
-#[derive(Clone, Debug)]
+/// Enum dispatch over the algorithms of `CcAlgorithm`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cc {
-    Pending,
+    Reno(Reno),
+    NewReno(NewReno),
+}
+
+/// `dispatch!(self, c => expr)`: evaluate `expr` with `c` bound to the inner algorithm.
+macro_rules! dispatch {
+    ($self:expr, $c:ident => $e:expr) => {
+        match $self {
+            Cc::Reno($c) => $e,
+            Cc::NewReno($c) => $e,
+        }
+    };
 }
 
 impl Cc {
-    pub fn new(_cfg: &TcpConfig) -> Cc {
-        let _ = CcAlgorithm::NewReno;
-        todo!()
+    pub fn new(cfg: &TcpConfig) -> Cc {
+        match cfg.cc {
+            CcAlgorithm::Reno => Cc::Reno(Reno::new(cfg.initial_window)),
+            CcAlgorithm::NewReno => Cc::NewReno(NewReno::new(cfg.initial_window)),
+        }
+    }
+
+    /// The algorithm this controller runs.
+    pub fn algorithm(&self) -> CcAlgorithm {
+        match self {
+            Cc::Reno(_) => CcAlgorithm::Reno,
+            Cc::NewReno(_) => CcAlgorithm::NewReno,
+        }
+    }
+}
+
+impl CongestionControl for Cc {
+    fn cwnd(&self) -> u32 {
+        dispatch!(self, c => c.cwnd())
+    }
+    fn ssthresh(&self) -> u32 {
+        dispatch!(self, c => c.ssthresh())
+    }
+    fn on_ack(&mut self, now: Instant, acked: u32, in_flight: u32, rtt: Option<Duration>) {
+        dispatch!(self, c => c.on_ack(now, acked, in_flight, rtt))
+    }
+    fn on_enter_recovery(&mut self, now: Instant, in_flight: u32) {
+        dispatch!(self, c => c.on_enter_recovery(now, in_flight))
+    }
+    fn on_exit_recovery(&mut self, now: Instant) {
+        dispatch!(self, c => c.on_exit_recovery(now))
+    }
+    fn on_rto(&mut self, now: Instant, in_flight: u32) {
+        dispatch!(self, c => c.on_rto(now, in_flight))
+    }
+    fn on_idle_restart(&mut self, now: Instant) {
+        dispatch!(self, c => c.on_idle_restart(now))
+    }
+    fn in_initial_slow_start(&self) -> bool {
+        dispatch!(self, c => c.in_initial_slow_start())
+    }
+    fn partial_ack_ends_recovery(&self) -> bool {
+        dispatch!(self, c => c.partial_ack_ends_recovery())
     }
 }
