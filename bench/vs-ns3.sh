@@ -145,7 +145,8 @@ try:
 except OSError:
     pass
 result = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-          "host": {"cpus": os.cpu_count(), "cpu": cpu, "platform": platform.platform()},
+          "host": {"cpus": os.cpu_count(), "cpu": cpu, "platform": platform.platform(),
+                   "loadavg_at_end": os.getloadavg()},
           "goal_ratio": 50, "workloads": {}}
 def best(vals):
     vals = [v for v in vals if isinstance(v, (int, float))]
@@ -192,5 +193,6 @@ for w, v in result["workloads"].items():
             print(f"  sanity {w} thinlab run {r['run']}: " + ", ".join(f"{k}={r[k]}" for k in keys))
 result["all_goals_met"] = all_ok
 json.dump(result, open(f"{out}/vs-ns3.json", "w"), indent=2)
+print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (other work skews timings)")
 print(f"\nwrote {out}/vs-ns3.json")
 PY

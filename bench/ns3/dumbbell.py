@@ -17,6 +17,7 @@ Prints one JSON line: wall_s is the wall time of Simulator::Run() only (time.per
 """
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -140,4 +141,9 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    rc = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Skip interpreter teardown: destroying cppyy-held ns-3 objects after
+    # Simulator::Destroy() can segfault at exit.
+    os._exit(rc)
