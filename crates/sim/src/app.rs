@@ -1,0 +1,200 @@
+//! Traffic sources (mechanisms.md §10): they decide *when* the application writes *how much*;
+//! the simulator turns each write into bytes offered to the endpoint.
+//!
+//! - `fixed`: `payload_bytes` at start and every `interval`;
+//! - `exponential`: sizes `max(1, round(Exp(mean)))`, gaps `Exp(mean interval)` (first write at start);
+//! - `cbr`: `payload_bytes` every `payload_bytes·8/rate` (rounded to the ns);
+//! - `transfer`: `writes × write_bytes` all issued at start, then close;
+//! - `bulk`: no discrete writes; the simulator keeps the send buffer full through
+//!   [`Source::bulk_budget`], up to `bytes` (then close) or unbounded until the stop time.
+//!
+//! Sources generate in `[start, stop)` where `stop` is the scenario's `duration`.
+
+use crate::rng::Rng;
+use crate::scenario::App;
+use rand_distr::{Distribution, Exp};
+
+#[derive(Debug)]
+pub struct Source {
+    app: App,
+    rng: Rng,
+    stop: u64,
+    /// Bytes a bulk source has handed to the endpoint.
+    bulk_written: u64,
+    /// No more writes will be generated.
+    finished: bool,
+}
+
+impl Source {
+    pub fn new(app: App, rng: Rng, stop_ns: u64) -> Source {
+        Source { app, rng, stop: stop_ns, bulk_written: 0, finished: false }
+    }
+
+    pub fn app(&self) -> &App {
+        &self.app
+    }
+
+    /// Whether the source closes the connection after its last write.
+    pub fn closes(&self) -> bool {
+        self.app.is_finite()
+    }
+
+    pub fn is_bulk(&self) -> bool {
+        matches!(self.app, App::Bulk { .. })
+    }
+
+    /// No more data will be generated.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The flow starts at `now`: emits the first writes through `write(bytes)` and returns the
+    /// time of the next tick, if any.
+    pub fn start(&mut self, now: u64, write: &mut impl FnMut(u64)) -> Option<u64> {
+        match self.app {
+            App::Transfer { writes, write_bytes } => {
+                for _ in 0..writes {
+                    write(write_bytes);
+                }
+                self.finished = true;
+                None
+            }
+            App::Bulk { .. } => None,
+            _ => self.tick(now, write),
+        }
+    }
+
+    /// A tick at `now`: emits this tick's write and returns the next tick time, if before stop.
+    pub fn tick(&mut self, now: u64, write: &mut impl FnMut(u64)) -> Option<u64> {
+        if self.finished || now >= self.stop {
+            self.finished = true;
+            return None;
+        }
+        let gap = match self.app {
+            App::Fixed { payload_bytes, interval } => {
+                write(payload_bytes);
+                interval.as_nanos() as u64
+            }
+            App::Cbr { rate, payload_bytes } => {
+                write(payload_bytes);
+                cbr_interval_ns(rate, payload_bytes)
+            }
+            App::Exponential { mean_payload_bytes, mean_interval } => {
+                let size = Exp::new(1.0 / mean_payload_bytes).map_or(1.0, |d| d.sample(&mut self.rng));
+                write((size.round() as u64).max(1));
+                let mean_ns = mean_interval.as_nanos() as f64;
+                let g = Exp::new(1.0 / mean_ns).map_or(mean_ns, |d| d.sample(&mut self.rng));
+                g.round().min(1e18) as u64
+            }
+            App::Bulk { .. } | App::Transfer { .. } => {
+                self.finished = true;
+                return None;
+            }
+        };
+        let next = now.saturating_add(gap);
+        if next >= self.stop {
+            self.finished = true;
+            None
+        } else {
+            Some(next)
+        }
+    }
+
+    /// The stop time has come: generate nothing more.
+    pub fn stop(&mut self) {
+        self.finished = true;
+    }
+
+    /// For bulk sources: how many more bytes may be written now (0 once stopped).
+    pub fn bulk_budget(&self) -> u64 {
+        match self.app {
+            App::Bulk { bytes } if !self.finished => bytes.map_or(u64::MAX, |b| b - self.bulk_written),
+            _ => 0,
+        }
+    }
+
+    /// For bulk sources: `n` bytes were accepted by the endpoint.
+    pub fn bulk_wrote(&mut self, n: u64) {
+        self.bulk_written += n;
+        if let App::Bulk { bytes: Some(b) } = self.app {
+            if self.bulk_written >= b {
+                self.finished = true;
+            }
+        }
+    }
+}
+
+/// The write interval of a CBR source, in ns.
+pub fn cbr_interval_ns(rate_bps: u64, payload_bytes: u64) -> u64 {
+    ((payload_bytes as u128 * 8 * 1_000_000_000) / rate_bps.max(1) as u128).max(1) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{stream, Component};
+    use std::time::Duration;
+
+    fn run(app: App, start: u64, stop: u64) -> Vec<(u64, u64)> {
+        let mut s = Source::new(app, stream(1, Component::App(0)), stop);
+        let mut out = Vec::new();
+        let mut next = s.start(start, &mut |b| out.push((start, b)));
+        while let Some(t) = next {
+            next = s.tick(t, &mut |b| out.push((t, b)));
+        }
+        assert!(s.finished());
+        out
+    }
+
+    #[test]
+    fn fixed_schedule() {
+        let w = run(App::Fixed { payload_bytes: 120, interval: Duration::from_millis(140) }, 0, 1_000_000_000);
+        assert_eq!(w.len(), 8); // 0, 140, …, 980 ms
+        assert_eq!(w[7], (980_000_000, 120));
+        let w = run(App::Fixed { payload_bytes: 10, interval: Duration::from_millis(100) }, 50_000_000, 250_000_000);
+        assert_eq!(w.iter().map(|x| x.0).collect::<Vec<_>>(), vec![50_000_000, 150_000_000]);
+    }
+
+    #[test]
+    fn cbr_schedule() {
+        // 1000 bytes at 300 kbit/s: every 26.666… ms.
+        assert_eq!(cbr_interval_ns(300_000, 1000), 26_666_666);
+        let w = run(App::Cbr { rate: 300_000, payload_bytes: 1000 }, 0, 1_000_000_000);
+        assert_eq!(w.len(), 38);
+    }
+
+    #[test]
+    fn exponential_means() {
+        let w = run(
+            App::Exponential { mean_payload_bytes: 200.0, mean_interval: Duration::from_millis(10) },
+            0,
+            1_000_000_000_000,
+        );
+        let n = w.len() as f64;
+        assert!((n - 100_000.0).abs() < 2_000.0, "{n}");
+        let mean_size = w.iter().map(|x| x.1 as f64).sum::<f64>() / n;
+        assert!((mean_size - 200.0).abs() < 3.0, "{mean_size}");
+        assert!(w.iter().all(|x| x.1 >= 1));
+    }
+
+    #[test]
+    fn transfer_all_at_start() {
+        let w = run(App::Transfer { writes: 3, write_bytes: 2500 }, 7, 10);
+        assert_eq!(w, vec![(7, 2500); 3]);
+    }
+
+    #[test]
+    fn bulk_budget() {
+        let mut s = Source::new(App::Bulk { bytes: Some(1000) }, stream(1, Component::App(0)), 10);
+        assert_eq!(s.bulk_budget(), 1000);
+        s.bulk_wrote(600);
+        assert_eq!(s.bulk_budget(), 400);
+        s.bulk_wrote(400);
+        assert!(s.finished());
+        assert_eq!(s.bulk_budget(), 0);
+        let mut u = Source::new(App::Bulk { bytes: None }, stream(1, Component::App(0)), 10);
+        assert_eq!(u.bulk_budget(), u64::MAX);
+        u.stop();
+        assert_eq!(u.bulk_budget(), 0);
+    }
+}

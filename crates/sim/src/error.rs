@@ -1,0 +1,45 @@
+//! Errors for bad scenario input. Every variant names the dotted key (e.g.
+//! `flow.0.app.interval`), the offending value and what was expected.
+
+/// A scenario that cannot be run, with the key, the value and the expectation.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScenarioError {
+    /// The text is not TOML at all.
+    #[error("scenario is not valid TOML: {0}")]
+    Syntax(String),
+    /// Rejected while deserializing: unknown key, missing key, wrong type, unparseable value.
+    /// `message` is serde's, which names the value and the expectation.
+    #[error("`{key}`: {message}")]
+    Schema { key: String, message: String },
+    /// A well-typed value outside what is allowed.
+    #[error("`{key}` = {value}: expected {expected}")]
+    Invalid { key: String, value: String, expected: String },
+    /// A value of the interface contract that a later issue implements.
+    #[error("`{key}` = {value}: {feature} is not implemented yet")]
+    NotImplemented { key: String, value: String, feature: String },
+}
+
+impl ScenarioError {
+    /// The dotted key the error is about (empty for the top level or syntax errors).
+    pub fn key(&self) -> &str {
+        match self {
+            ScenarioError::Syntax(_) => "",
+            ScenarioError::Schema { key, .. }
+            | ScenarioError::Invalid { key, .. }
+            | ScenarioError::NotImplemented { key, .. } => key,
+        }
+    }
+
+    pub(crate) fn invalid(key: impl Into<String>, value: impl std::fmt::Display, expected: impl Into<String>) -> Self {
+        ScenarioError::Invalid { key: key.into(), value: value.to_string(), expected: expected.into() }
+    }
+
+    pub(crate) fn from_serde(err: serde_path_to_error::Error<toml::de::Error>) -> Self {
+        let path = err.path().to_string();
+        let key = if path == "." { String::new() } else { path };
+        let inner = err.into_inner();
+        let message = inner.message().trim().to_string();
+        let key = if key.is_empty() { "(top level)".to_string() } else { key };
+        ScenarioError::Schema { key, message }
+    }
+}

@@ -1,0 +1,522 @@
+//! A validated scenario (shared/notes/interface.md, "Scenario file"): [`Scenario::from_toml`]
+//! deserializes the TOML value through serde_path_to_error into [`crate::schema`] and then
+//! checks every value, so each error names the dotted key, the value and what was expected.
+//!
+//! Conventions fixed here:
+//! - `network.rtt` and `flow.rtt` are split evenly per direction (the reverse half gets the odd
+//!   nanosecond); `flow.rtt`/`access_bandwidth` form a per-flow access link on the client side.
+//! - `[network.forward.loss]` / `[network.reverse.loss]` replace `[network.loss]` for that
+//!   direction entirely (forward = client → server).
+//! - Defaults: `seed = 1`, `repetitions = 1`, `queue_packets = 1000`, `jitter = 0`, loss none,
+//!   flow `name = "flow<i>"`, `rtt = 0`, `start = 0`, `direction = "forward"`, tcp profile
+//!   `linux-2.6.22`.
+//! - Every flow must start before `duration` (sources generate in `[start, duration)`).
+
+use crate::error::ScenarioError;
+use crate::features::{self, Feature};
+use crate::schema::*;
+use crate::units::fmt_duration;
+use std::time::Duration;
+use thinlab_tcp::{CcAlgorithm, DelayedAckModel, Mechanisms, Profile, TcpConfig};
+
+/// A scenario ready to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub seed: u64,
+    /// How long sources generate data (absolute simulated time); the run then drains.
+    pub duration: Duration,
+    pub repetitions: u32,
+    pub network: Network,
+    pub flows: Vec<Flow>,
+}
+
+/// The shared bottleneck, one link per direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Network {
+    pub rtt: Duration,
+    /// Bits per second, each direction.
+    pub bandwidth: u64,
+    pub queue: QueueLimit,
+    /// Per-packet extra delay, uniform in `[0, jitter]`, never reordering.
+    pub jitter: Duration,
+    /// Client → server.
+    pub forward_loss: LossModel,
+    /// Server → client.
+    pub reverse_loss: LossModel,
+}
+
+/// Drop-tail limit on the packets waiting behind the one being serialised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum LossModel {
+    None,
+    Bernoulli { rate: f64 },
+    GilbertElliott { p: f64, r: f64, loss_good: f64, loss_bad: f64 },
+    /// 1-based indices of packets entering this direction of the bottleneck.
+    Positions(Vec<u64>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Data client → server.
+    Forward,
+    /// Data server → client.
+    Reverse,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flow {
+    pub name: String,
+    /// Extra round-trip access delay, split evenly per direction.
+    pub rtt: Duration,
+    /// Per-flow access link rate in bit/s.
+    pub access_bandwidth: Option<u64>,
+    pub start: Duration,
+    pub direction: Direction,
+    pub app: App,
+    pub tcp: TcpConfig,
+}
+
+/// A traffic source.
+#[derive(Clone, Debug, PartialEq)]
+pub enum App {
+    /// `payload_bytes` every `interval`.
+    Fixed { payload_bytes: u64, interval: Duration },
+    /// Exponentially distributed sizes (≥ 1 byte) and gaps with the given means.
+    Exponential { mean_payload_bytes: f64, mean_interval: Duration },
+    /// `payload_bytes` every `payload_bytes · 8 / rate` seconds.
+    Cbr { rate: u64, payload_bytes: u64 },
+    /// Keeps the send buffer full; `bytes` in total then close, or unbounded until `duration`.
+    Bulk { bytes: Option<u64> },
+    /// `writes × write_bytes` written back-to-back at start, then close.
+    Transfer { writes: u64, write_bytes: u64 },
+}
+
+impl App {
+    /// Whether the source closes the connection after its last write.
+    pub fn is_finite(&self) -> bool {
+        matches!(self, App::Transfer { .. } | App::Bulk { bytes: Some(_) })
+    }
+}
+
+impl Scenario {
+    /// Parses TOML text (syntax errors become [`ScenarioError::Syntax`]).
+    pub fn from_toml_str(s: &str) -> Result<Scenario, ScenarioError> {
+        let v: toml::Value = toml::from_str(s).map_err(|e| ScenarioError::Syntax(e.message().to_string()))?;
+        Scenario::from_toml(v)
+    }
+
+    /// Deserializes and validates a scenario value (the CLI removes `[sweep]` first).
+    pub fn from_toml(v: toml::Value) -> Result<Scenario, ScenarioError> {
+        if !v.is_table() {
+            return Err(ScenarioError::invalid("(top level)", v.type_str(), "a table"));
+        }
+        let raw: RawScenario = serde_path_to_error::deserialize(v).map_err(ScenarioError::from_serde)?;
+        validate(raw)
+    }
+
+    /// The largest `rto_max` of any flow (for the drain bound).
+    pub fn max_rto_max(&self) -> Duration {
+        self.flows.iter().map(|f| f.tcp.rto_max).max().unwrap_or(Duration::ZERO)
+    }
+}
+
+fn validate(raw: RawScenario) -> Result<Scenario, ScenarioError> {
+    if raw.name.trim().is_empty() {
+        return Err(ScenarioError::invalid("name", "\"\"", "a non-empty name"));
+    }
+    let duration = raw.duration.0;
+    if duration.is_zero() {
+        return Err(ScenarioError::invalid("duration", "\"0s\"", "a positive duration"));
+    }
+    let repetitions = raw.repetitions.unwrap_or(1);
+    if repetitions == 0 {
+        return Err(ScenarioError::invalid("repetitions", 0, "at least 1"));
+    }
+    let network = validate_network(raw.network)?;
+    let raw_flows = match raw.flow {
+        Some(f) if !f.is_empty() => f,
+        _ => {
+            return Err(ScenarioError::invalid(
+                "flow",
+                "(none)",
+                "at least one [[flow]] table with an `app`",
+            ))
+        }
+    };
+    let flows = raw_flows
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| validate_flow(i, f, duration))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Scenario { name: raw.name, seed: raw.seed.unwrap_or(1), duration, repetitions, network, flows })
+}
+
+fn validate_network(n: RawNetwork) -> Result<Network, ScenarioError> {
+    if n.bandwidth.0 == 0 {
+        return Err(ScenarioError::invalid("network.bandwidth", "0", "a positive rate like \"100Mbit\""));
+    }
+    let queue = match (n.queue_packets, n.queue_bytes) {
+        (Some(_), Some(_)) => {
+            return Err(ScenarioError::invalid(
+                "network.queue_bytes",
+                "(set together with network.queue_packets)",
+                "only one of queue_packets and queue_bytes",
+            ))
+        }
+        (Some(0), None) => return Err(ScenarioError::invalid("network.queue_packets", 0, "at least 1 packet")),
+        (Some(p), None) => QueueLimit::Packets(p),
+        (None, Some(b)) if b.0 < 100 => {
+            return Err(ScenarioError::invalid("network.queue_bytes", b.0, "at least 100 bytes (one small frame)"))
+        }
+        (None, Some(b)) => QueueLimit::Bytes(b.0),
+        (None, None) => QueueLimit::Packets(1000),
+    };
+    let base = match n.loss {
+        Some(l) => validate_loss("network.loss", l)?,
+        None => LossModel::None,
+    };
+    let dir = |d: Option<RawDirection>, key: &str| -> Result<LossModel, ScenarioError> {
+        match d.and_then(|d| d.loss) {
+            Some(l) => validate_loss(&format!("network.{key}.loss"), l),
+            None => Ok(base.clone()),
+        }
+    };
+    let forward_loss = dir(n.forward, "forward")?;
+    let reverse_loss = dir(n.reverse, "reverse")?;
+    Ok(Network {
+        rtt: n.rtt.0,
+        bandwidth: n.bandwidth.0,
+        queue,
+        jitter: n.jitter.map_or(Duration::ZERO, |j| j.0),
+        forward_loss,
+        reverse_loss,
+    })
+}
+
+fn probability(key: &str, v: Option<f64>, model: &str) -> Result<f64, ScenarioError> {
+    match v {
+        None => Err(ScenarioError::invalid(key, "(missing)", format!("a probability in [0, 1] (required by model \"{model}\")"))),
+        Some(x) if !(0.0..=1.0).contains(&x) => Err(ScenarioError::invalid(key, x, "a probability in [0, 1]")),
+        Some(x) => Ok(x),
+    }
+}
+
+fn validate_loss(prefix: &str, l: RawLoss) -> Result<LossModel, ScenarioError> {
+    let present: Vec<(&str, bool)> = vec![
+        ("rate", l.rate.is_some()),
+        ("p", l.p.is_some()),
+        ("r", l.r.is_some()),
+        ("loss_good", l.loss_good.is_some()),
+        ("loss_bad", l.loss_bad.is_some()),
+        ("positions", l.positions.is_some()),
+    ];
+    let allowed: &[&str] = match l.model.as_str() {
+        "none" => &[],
+        "bernoulli" => &["rate"],
+        "gilbert-elliott" => &["p", "r", "loss_good", "loss_bad"],
+        "positions" => &["positions"],
+        other => {
+            return Err(ScenarioError::invalid(
+                format!("{prefix}.model"),
+                format!("\"{other}\""),
+                "one of \"none\", \"bernoulli\", \"gilbert-elliott\", \"positions\"",
+            ))
+        }
+    };
+    for (k, p) in present {
+        if p && !allowed.contains(&k) {
+            let exp = if allowed.is_empty() {
+                format!("no parameters for model \"{}\"", l.model)
+            } else {
+                format!("only {} for model \"{}\"", allowed.join(", "), l.model)
+            };
+            return Err(ScenarioError::invalid(format!("{prefix}.{k}"), "(set)", exp));
+        }
+    }
+    let key = |k: &str| format!("{prefix}.{k}");
+    Ok(match l.model.as_str() {
+        "none" => LossModel::None,
+        "bernoulli" => LossModel::Bernoulli { rate: probability(&key("rate"), l.rate, "bernoulli")? },
+        "gilbert-elliott" => {
+            let m = "gilbert-elliott";
+            LossModel::GilbertElliott {
+                p: probability(&key("p"), l.p, m)?,
+                r: probability(&key("r"), l.r, m)?,
+                loss_good: probability(&key("loss_good"), l.loss_good.or(Some(0.0)), m)?,
+                loss_bad: probability(&key("loss_bad"), l.loss_bad.or(Some(1.0)), m)?,
+            }
+        }
+        _ => {
+            let raw = l.positions.ok_or_else(|| {
+                ScenarioError::invalid(key("positions"), "(missing)", "a list of 1-based packet indices")
+            })?;
+            let mut out = Vec::with_capacity(raw.len());
+            for (i, p) in raw.into_iter().enumerate() {
+                if p < 1 {
+                    return Err(ScenarioError::invalid(format!("{prefix}.positions.{i}"), p, "a 1-based packet index (≥ 1)"));
+                }
+                out.push(p as u64);
+            }
+            out.sort_unstable();
+            out.dedup();
+            LossModel::Positions(out)
+        }
+    })
+}
+
+fn validate_flow(i: usize, f: RawFlow, duration: Duration) -> Result<Flow, ScenarioError> {
+    let k = |s: &str| format!("flow.{i}.{s}");
+    let name = f.name.unwrap_or_else(|| format!("flow{i}"));
+    let start = f.start.map_or(Duration::ZERO, |s| s.0);
+    if start >= duration {
+        return Err(ScenarioError::invalid(
+            k("start"),
+            format!("\"{}\"", fmt_duration(start)),
+            format!("a start before duration ({})", fmt_duration(duration)),
+        ));
+    }
+    let access_bandwidth = match f.access_bandwidth {
+        Some(r) if r.0 == 0 => return Err(ScenarioError::invalid(k("access_bandwidth"), "0", "a positive rate")),
+        r => r.map(|r| r.0),
+    };
+    let direction = match f.direction.as_deref() {
+        None | Some("forward") => Direction::Forward,
+        Some("reverse") => Direction::Reverse,
+        Some(o) => return Err(ScenarioError::invalid(k("direction"), format!("\"{o}\""), "\"forward\" or \"reverse\"")),
+    };
+    let app = validate_app(&k("app"), f.app)?;
+    let tcp = validate_tcp(&k("tcp"), f.tcp)?;
+    Ok(Flow { name, rtt: f.rtt.map_or(Duration::ZERO, |r| r.0), access_bandwidth, start, direction, app, tcp })
+}
+
+fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
+    let key = |s: &str| format!("{prefix}.{s}");
+    let present = [
+        ("payload_bytes", a.payload_bytes.is_some()),
+        ("interval", a.interval.is_some()),
+        ("rate", a.rate.is_some()),
+        ("bytes", a.bytes.is_some()),
+        ("writes", a.writes.is_some()),
+        ("write_bytes", a.write_bytes.is_some()),
+        ("name", a.name.is_some()),
+        ("file", a.file.is_some()),
+        ("on", a.on.is_some()),
+        ("off", a.off.is_some()),
+    ];
+    let allowed: &[&str] = match a.kind.as_str() {
+        "fixed" | "exponential" => &["payload_bytes", "interval"],
+        "cbr" => &["rate", "payload_bytes"],
+        "bulk" => &["bytes"],
+        "transfer" => &["writes", "write_bytes"],
+        "profile" => &["name"],
+        "trace" => &["file"],
+        "http" => &["on", "off"],
+        other => {
+            return Err(ScenarioError::invalid(
+                key("kind"),
+                format!("\"{other}\""),
+                "one of \"fixed\", \"exponential\", \"cbr\", \"bulk\", \"transfer\", \"profile\", \"trace\", \"http\"",
+            ))
+        }
+    };
+    for (k, p) in present {
+        if p && !allowed.contains(&k) {
+            return Err(ScenarioError::invalid(
+                key(k),
+                "(set)",
+                format!("only {} for app kind \"{}\"", allowed.join(", "), a.kind),
+            ));
+        }
+    }
+    let missing = |k: &str, what: &str| ScenarioError::invalid(key(k), "(missing)", format!("{what} (required by kind \"{}\")", a.kind));
+    let positive_int = |k: &str, v: Option<f64>| -> Result<u64, ScenarioError> {
+        let v = v.ok_or_else(|| missing(k, "a positive number of bytes"))?;
+        if !(v >= 1.0 && v.fract() == 0.0 && v <= 1e12) {
+            return Err(ScenarioError::invalid(key(k), v, "a positive whole number of bytes"));
+        }
+        Ok(v as u64)
+    };
+    let positive_dur = |k: &str, v: Option<crate::units::DurationValue>| -> Result<Duration, ScenarioError> {
+        let v = v.ok_or_else(|| missing(k, "a positive duration"))?.0;
+        if v.is_zero() {
+            return Err(ScenarioError::invalid(key(k), "\"0s\"", "a positive duration"));
+        }
+        Ok(v)
+    };
+    Ok(match a.kind.as_str() {
+        "fixed" => App::Fixed {
+            payload_bytes: positive_int("payload_bytes", a.payload_bytes)?,
+            interval: positive_dur("interval", a.interval)?,
+        },
+        "exponential" => {
+            let m = a.payload_bytes.ok_or_else(|| missing("payload_bytes", "a positive mean payload"))?;
+            if !(m.is_finite() && m >= 1.0 && m <= 1e12) {
+                return Err(ScenarioError::invalid(key("payload_bytes"), m, "a mean payload of at least 1 byte"));
+            }
+            App::Exponential { mean_payload_bytes: m, mean_interval: positive_dur("interval", a.interval)? }
+        }
+        "cbr" => {
+            let rate = a.rate.ok_or_else(|| missing("rate", "a positive rate"))?.0;
+            if rate == 0 {
+                return Err(ScenarioError::invalid(key("rate"), "0", "a positive rate like \"300kbit\""));
+            }
+            let payload_bytes = positive_int("payload_bytes", a.payload_bytes)?;
+            if payload_bytes as u128 * 8 * 1_000_000_000 / (rate as u128) == 0 {
+                return Err(ScenarioError::invalid(key("rate"), rate, "a rate low enough for a non-zero write interval"));
+            }
+            App::Cbr { rate, payload_bytes }
+        }
+        "bulk" => match a.bytes {
+            Some(b) if b.0 == 0 => return Err(ScenarioError::invalid(key("bytes"), 0, "a positive byte count")),
+            b => App::Bulk { bytes: b.map(|b| b.0) },
+        },
+        "transfer" => {
+            let writes = a.writes.ok_or_else(|| missing("writes", "a positive number of writes"))?;
+            if writes == 0 {
+                return Err(ScenarioError::invalid(key("writes"), 0, "at least 1 write"));
+            }
+            let wb = a.write_bytes.ok_or_else(|| missing("write_bytes", "a positive byte count"))?.0;
+            if wb == 0 {
+                return Err(ScenarioError::invalid(key("write_bytes"), 0, "a positive byte count"));
+            }
+            if writes.checked_mul(wb).map_or(true, |t| t > 1 << 40) {
+                return Err(ScenarioError::invalid(key("writes"), writes, "writes × write_bytes at most 1 TiB"));
+            }
+            App::Transfer { writes, write_bytes: wb }
+        }
+        "profile" => {
+            features::check(Feature::AppProfile, &key("kind"), "\"profile\"")?;
+            unreachable_kind(&key("kind"))?
+        }
+        "trace" => {
+            features::check(Feature::AppTrace, &key("kind"), "\"trace\"")?;
+            unreachable_kind(&key("kind"))?
+        }
+        _ => {
+            features::check(Feature::AppHttp, &key("kind"), "\"http\"")?;
+            unreachable_kind(&key("kind"))?
+        }
+    })
+}
+
+/// A kind the feature gate lets through but this simulator version cannot build yet.
+fn unreachable_kind(key: &str) -> Result<App, ScenarioError> {
+    Err(ScenarioError::NotImplemented { key: key.into(), value: "(kind)".into(), feature: "this app kind in the simulator".into() })
+}
+
+const MECHANISMS: [&str; 7] = ["rdb", "linear-timeouts", "thin-dupack", "early-retransmit", "er-threshold", "tlp", "rack"];
+
+fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig, ScenarioError> {
+    let key = |s: &str| format!("{prefix}.{s}");
+    let Some(t) = t else { return Ok(TcpConfig::from_profile(Profile::Linux2622)) };
+    let profile = match t.profile.as_deref() {
+        None => Profile::Linux2622,
+        Some("linux") => {
+            features::check(Feature::ProfileLinux, &key("profile"), "\"linux\"")?;
+            Profile::Linux2622
+        }
+        Some(p) => Profile::from_name(p).ok_or_else(|| {
+            ScenarioError::invalid(key("profile"), format!("\"{p}\""), "one of \"linux-2.6.22\", \"linux\", \"freebsd-6\", \"ns2\", \"rfc\"")
+        })?,
+    };
+    let mut c = TcpConfig::from_profile(profile);
+    if let Some(cc) = t.cc.as_deref() {
+        c.cc = match cc {
+            "newreno" => CcAlgorithm::NewReno,
+            "reno" => CcAlgorithm::Reno,
+            "cubic" => return Err(features::check(Feature::CcCubic, &key("cc"), "\"cubic\"").err().unwrap_or_else(|| cc_missing(&key("cc")))),
+            "pert" => return Err(features::check(Feature::CcPert, &key("cc"), "\"pert\"").err().unwrap_or_else(|| cc_missing(&key("cc")))),
+            o => return Err(ScenarioError::invalid(key("cc"), format!("\"{o}\""), "one of \"newreno\", \"reno\", \"cubic\", \"pert\"")),
+        };
+    }
+    if let Some(ms) = &t.mechanisms {
+        let mut m = Mechanisms::default();
+        for (i, name) in ms.iter().enumerate() {
+            let k = format!("{prefix}.mechanisms.{i}");
+            let Some(&canon) = MECHANISMS.iter().find(|&&x| x == name) else {
+                return Err(ScenarioError::invalid(k, format!("\"{name}\""), format!("one of {}", MECHANISMS.map(|x| format!("\"{x}\"")).join(", "))));
+            };
+            features::check(Feature::Mechanism(canon), &k, format!("\"{name}\""))?;
+            match canon {
+                "rdb" => m.rdb = true,
+                "linear-timeouts" => m.linear_timeouts = true,
+                "thin-dupack" => m.thin_dupack = true,
+                "early-retransmit" => m.early_retransmit = true,
+                "er-threshold" => m.er_threshold = true,
+                "tlp" => m.tlp = true,
+                _ => m.rack = true,
+            }
+        }
+        c.mechanisms = m;
+    }
+    if let Some(mss) = t.mss {
+        if !(64..=65_000).contains(&mss) {
+            return Err(ScenarioError::invalid(key("mss"), mss, "an MSS between 64 and 65000 bytes"));
+        }
+        c.mss = mss;
+    }
+    if let Some(v) = t.nodelay {
+        c.nodelay = v;
+    }
+    if let Some(v) = t.sack {
+        c.sack = v;
+    }
+    if let Some(d) = t.delayed_ack.as_deref() {
+        c.delayed_ack = match d {
+            "linux" => DelayedAckModel::Linux,
+            "freebsd6" => DelayedAckModel::FreeBsd6,
+            "off" => DelayedAckModel::Off,
+            o => return Err(ScenarioError::invalid(key("delayed_ack"), format!("\"{o}\""), "one of \"linux\", \"freebsd6\", \"off\"")),
+        };
+    }
+    if let Some(d) = t.rto_min {
+        c.rto_min = d.0;
+    }
+    if let Some(d) = t.rto_initial {
+        if d.0.is_zero() {
+            return Err(ScenarioError::invalid(key("rto_initial"), "\"0s\"", "a positive duration"));
+        }
+        c.rto_initial = d.0;
+    }
+    if let Some(d) = t.clock_granularity {
+        c.clock_granularity = d.0;
+    }
+    if t.rdb_max_bytes.is_some() {
+        features::check(Feature::RdbKnob, &key("rdb_max_bytes"), t.rdb_max_bytes.map_or(0, |v| v.0))?;
+    }
+    if let Some(v) = t.rdb_max_packets {
+        features::check(Feature::RdbKnob, &key("rdb_max_packets"), v)?;
+    }
+    if let Some(v) = t.rdb_variant.as_deref() {
+        if v != "seed" && v != "patch" {
+            return Err(ScenarioError::invalid(key("rdb_variant"), format!("\"{v}\""), "\"seed\" or \"patch\""));
+        }
+        features::check(Feature::RdbKnob, &key("rdb_variant"), format!("\"{v}\""))?;
+    }
+    if let Some(v) = t.thin_detection.as_deref() {
+        if v != "pif4" && v != "dpifl" {
+            return Err(ScenarioError::invalid(key("thin_detection"), format!("\"{v}\""), "\"pif4\" or \"dpifl\""));
+        }
+        features::check(Feature::ThinDetection, &key("thin_detection"), format!("\"{v}\""))?;
+    }
+    for (name, v, slot) in [("send_buffer", t.send_buffer, &mut c.send_buffer), ("recv_buffer", t.recv_buffer, &mut c.recv_buffer)] {
+        if let Some(v) = v {
+            if !(1..=1 << 30).contains(&v.0) {
+                return Err(ScenarioError::invalid(key(name), v.0, "a buffer size between 1 byte and 1 GiB"));
+            }
+            *slot = v.0 as usize;
+        }
+    }
+    Ok(c)
+}
+
+fn cc_missing(key: &str) -> ScenarioError {
+    ScenarioError::NotImplemented { key: key.into(), value: "(cc)".into(), feature: "this congestion control in thinlab-tcp".into() }
+}

@@ -1,0 +1,370 @@
+//! The run loop: flows (two endpoints, a source, a recorder each), timers, and the end rule.
+//!
+//! - Each flow is one TCP connection: at `flow.start` the client connects and the server
+//!   listens (ISNs from the flow's own random stream). Data goes client → server unless
+//!   `direction = "reverse"`.
+//! - Application writes of discrete sources are recorded as ONE `WriteRecord` each, at the
+//!   time the application issued them, covering all their bytes, even when the send buffer
+//!   takes them in several pieces: the rest stays pending and is offered again whenever the
+//!   sender is serviced, so app latency includes time spent waiting for send-buffer space.
+//!   A bulk source has no discrete writes: every chunk the endpoint accepts is one record.
+//! - Timers are re-armed lazily: an endpoint's timer event is pushed only when its deadline is
+//!   earlier than the one already queued; a later deadline is picked up when that event fires.
+//!   Stale events are recognised by a generation number.
+//! - The run ends when every flow is done (its source stopped, nothing pending, all written
+//!   bytes acknowledged, and for finite sources the FIN acknowledged — or the connection
+//!   died), or at the drain bound [`drain_bound`] after `duration`.
+
+mod net;
+
+use crate::app::Source;
+use crate::event::{EventKind, EventQueue};
+use crate::result::{FlowResult, RunResult};
+use crate::rng::{stream, Component};
+use crate::scenario::{Direction, Scenario};
+use net::{Net, FORWARD, REVERSE};
+use rand::Rng as _;
+use std::time::Duration;
+use thinlab_tcp::{Endpoint, Instant, State, Stats};
+use thinlab_trace::FlowRecorder;
+
+/// Zero bytes: the content of every application write.
+static ZEROS: [u8; 64 * 1024] = [0; 64 * 1024];
+const NS_PER_SEC: u64 = 1_000_000_000;
+const SERVER_PORT: u16 = 5001;
+/// Timer firings at one instant after which an endpoint is assumed stuck and pushed 1 ms on.
+const SPIN_LIMIT: u32 = 10_000;
+
+/// How long after `duration` a run may drain: max(120 s, 2 × the largest `rto_max`).
+pub fn drain_bound(s: &Scenario) -> Duration {
+    Duration::from_secs(120).max(s.max_rto_max().saturating_mul(2))
+}
+
+/// Runs `s` with `seed` (the scenario's seed, or seed + repetition).
+pub fn run(s: &Scenario, seed: u64) -> RunResult {
+    run_observed(s, seed, &mut |_| {})
+}
+
+/// Like [`run`], calling `on_progress` with the simulated time at most once per simulated second.
+pub fn run_observed(s: &Scenario, seed: u64, on_progress: &mut dyn FnMut(Duration)) -> RunResult {
+    Sim::new(s, seed).run(on_progress)
+}
+
+#[derive(Default)]
+struct TimerSlot {
+    generation: u32,
+    /// Deadline of the valid timer event in the queue, if any.
+    scheduled: Option<u64>,
+    spin_at: u64,
+    spin_count: u32,
+}
+
+struct FlowSim {
+    /// [client, server]
+    eps: [Option<Endpoint>; 2],
+    timers: [TimerSlot; 2],
+    source: Source,
+    recorder: FlowRecorder,
+    /// Side (0 client, 1 server) whose endpoint sends the data.
+    sender: usize,
+    /// Stream offset of the next byte the application issues.
+    issued: u64,
+    /// Issued bytes not yet accepted by the endpoint.
+    pending: u64,
+    closed: bool,
+    done: bool,
+    start: u64,
+}
+
+struct Sim<'a> {
+    s: &'a Scenario,
+    seed: u64,
+    q: EventQueue,
+    net: Net,
+    flows: Vec<FlowSim>,
+    done: usize,
+    stop: u64,
+}
+
+impl<'a> Sim<'a> {
+    fn new(s: &'a Scenario, seed: u64) -> Sim<'a> {
+        let stop = s.duration.as_nanos() as u64;
+        let mut q = EventQueue::with_capacity(1024);
+        let flows = s
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let start = f.start.as_nanos() as u64;
+                q.push(start, EventKind::FlowStart { flow: i as u32 });
+                q.push(stop, EventKind::SourceStop { flow: i as u32 });
+                FlowSim {
+                    eps: [None, None],
+                    timers: Default::default(),
+                    source: Source::new(f.app.clone(), stream(seed, Component::App(i as u32)), stop),
+                    recorder: FlowRecorder::new(),
+                    sender: if f.direction == Direction::Forward { 0 } else { 1 },
+                    issued: 0,
+                    pending: 0,
+                    closed: false,
+                    done: false,
+                    start,
+                }
+            })
+            .collect();
+        Sim { s, seed, q, net: Net::new(s, seed), flows, done: 0, stop }
+    }
+
+    fn run(mut self, on_progress: &mut dyn FnMut(Duration)) -> RunResult {
+        let end_limit = self.stop.saturating_add(drain_bound(self.s).as_nanos() as u64);
+        let mut now = 0u64;
+        let mut events = 0u64;
+        let mut drain_hit = false;
+        let mut next_progress = NS_PER_SEC;
+        while let Some(ev) = self.q.pop() {
+            if ev.time > end_limit {
+                drain_hit = true;
+                now = end_limit;
+                break;
+            }
+            now = ev.time;
+            events += 1;
+            if now >= next_progress {
+                on_progress(Duration::from_nanos(now));
+                next_progress = (now / NS_PER_SEC + 1) * NS_PER_SEC;
+            }
+            match ev.kind {
+                EventKind::FlowStart { flow } => self.flow_start(now, flow as usize),
+                EventKind::AppTick { flow } => self.app_tick(now, flow as usize),
+                EventKind::SourceStop { flow } => {
+                    let f = &mut self.flows[flow as usize];
+                    f.source.stop();
+                    let side = f.sender;
+                    self.service(now, flow as usize, side);
+                }
+                EventKind::Arrive { packet } => {
+                    if let Some(d) = self.net.arrive(now, packet, &mut self.q) {
+                        let side = if d.dir == FORWARD { 1 } else { 0 };
+                        let f = d.flow as usize;
+                        if let Some(ep) = self.flows[f].eps[side].as_mut() {
+                            ep.handle_segment(Instant::from_nanos(now), d.seg);
+                            self.service(now, f, side);
+                        }
+                    }
+                }
+                EventKind::Timer { endpoint, generation } => self.timer(now, endpoint as usize, generation),
+            }
+            if self.done == self.flows.len() {
+                break;
+            }
+        }
+        self.finish(now, events, drain_hit)
+    }
+
+    fn flow_start(&mut self, now: u64, f: usize) {
+        let cfg = self.s.flows[f].tcp.clone();
+        let mut isn = stream(self.seed, Component::Isn(f as u32));
+        let t = Instant::from_nanos(now);
+        let client_port = 32768 + (f % 28000) as u16;
+        let fl = &mut self.flows[f];
+        fl.eps[1] = Some(Endpoint::listen(cfg.clone(), SERVER_PORT, isn.gen()));
+        fl.eps[0] = Some(Endpoint::connect(t, cfg, client_port, SERVER_PORT, isn.gen()));
+        fl.recorder.on_connect(t);
+        let next = {
+            let FlowSim { source, recorder, issued, pending, .. } = fl;
+            source.start(now, &mut |b| issue(recorder, issued, pending, now, b))
+        };
+        if let Some(n) = next {
+            self.q.push(n, EventKind::AppTick { flow: f as u32 });
+        }
+        self.service(now, f, 1);
+        self.service(now, f, 0);
+    }
+
+    fn app_tick(&mut self, now: u64, f: usize) {
+        let fl = &mut self.flows[f];
+        let next = {
+            let FlowSim { source, recorder, issued, pending, .. } = fl;
+            source.tick(now, &mut |b| issue(recorder, issued, pending, now, b))
+        };
+        if let Some(n) = next {
+            self.q.push(n, EventKind::AppTick { flow: f as u32 });
+        }
+        let side = fl.sender;
+        self.service(now, f, side);
+    }
+
+    fn timer(&mut self, now: u64, ep_id: usize, generation: u32) {
+        let (f, side) = (ep_id / 2, ep_id % 2);
+        let fl = &mut self.flows[f];
+        let slot = &mut fl.timers[side];
+        if slot.generation != generation {
+            return;
+        }
+        slot.scheduled = None;
+        let Some(ep) = fl.eps[side].as_mut() else { return };
+        match ep.poll_timeout() {
+            Some(d) if d.as_nanos() <= now => {
+                if slot.spin_at == now {
+                    slot.spin_count += 1;
+                } else {
+                    slot.spin_at = now;
+                    slot.spin_count = 0;
+                }
+                if slot.spin_count > SPIN_LIMIT {
+                    // The endpoint does not move its deadline: do not hang the run.
+                    let at = now + 1_000_000;
+                    slot.generation = slot.generation.wrapping_add(1);
+                    slot.scheduled = Some(at);
+                    let generation = slot.generation;
+                    self.q.push(at, EventKind::Timer { endpoint: ep_id as u32, generation });
+                    return;
+                }
+                ep.handle_timeout(Instant::from_nanos(now));
+                self.service(now, f, side);
+            }
+            _ => self.service(now, f, side),
+        }
+    }
+
+    /// After any input to endpoint `side` of flow `f`: read, write, transmit, record events,
+    /// re-arm the timer, check whether the flow is done.
+    fn service(&mut self, now: u64, f: usize, side: usize) {
+        let Sim { flows, net, q, done, .. } = self;
+        let fl = &mut flows[f];
+        let t = Instant::from_nanos(now);
+        let is_sender = side == fl.sender;
+        let FlowSim { eps, timers, source, recorder, issued, pending, closed, .. } = fl;
+        let Some(ep) = eps[side].as_mut() else { return };
+        while ep.read().is_some() {}
+        if is_sender {
+            if source.is_bulk() {
+                loop {
+                    let budget = source.bulk_budget();
+                    if budget == 0 {
+                        break;
+                    }
+                    let chunk = budget.min(ZEROS.len() as u64) as usize;
+                    match ep.write(t, &ZEROS[..chunk]) {
+                        Ok(n) if n > 0 => {
+                            recorder.on_write(t, *issued, *issued + n as u64);
+                            *issued += n as u64;
+                            source.bulk_wrote(n as u64);
+                            if n < chunk {
+                                break;
+                            }
+                        }
+                        _ => break,
+                    }
+                }
+            } else {
+                while *pending > 0 {
+                    let chunk = (*pending).min(ZEROS.len() as u64) as usize;
+                    match ep.write(t, &ZEROS[..chunk]) {
+                        Ok(n) => {
+                            *pending -= n as u64;
+                            if n < chunk {
+                                break;
+                            }
+                        }
+                        Err(_) => break,
+                    }
+                }
+            }
+            if source.closes() && source.finished() && *pending == 0 && !*closed {
+                ep.close(t);
+                *closed = true;
+                recorder.on_close();
+            }
+        }
+        let dir = if side == 0 { FORWARD } else { REVERSE };
+        while let Some(seg) = ep.poll_transmit(t) {
+            net.send(now, f as u32, dir, seg, q);
+        }
+        while let Some(ev) = ep.poll_event() {
+            if is_sender {
+                recorder.on_sender_event(&ev);
+            } else {
+                recorder.on_receiver_event(&ev);
+            }
+        }
+        let slot = &mut timers[side];
+        if let Some(d) = ep.poll_timeout() {
+            let d = d.as_nanos().max(now);
+            if slot.scheduled.map_or(true, |s| s > d) {
+                slot.generation = slot.generation.wrapping_add(1);
+                slot.scheduled = Some(d);
+                q.push(d, EventKind::Timer { endpoint: (2 * f + side) as u32, generation: slot.generation });
+            }
+        }
+        if !fl.done && flow_done(fl) {
+            fl.done = true;
+            *done += 1;
+        }
+    }
+
+    fn finish(self, now: u64, events: u64, drain_bound_hit: bool) -> RunResult {
+        let end = Instant::from_nanos(now);
+        let stop = self.stop;
+        let links = self.net.link_reports();
+        let drops = self.net.drops;
+        let flows = self
+            .flows
+            .into_iter()
+            .enumerate()
+            .map(|(i, fl)| {
+                let completed = complete(&fl) && fl.recorder.records().bytes_delivered == fl.issued;
+                let stats = |side: usize| fl.eps[side].as_ref().map(|e| e.stats().clone()).unwrap_or_default();
+                let sender_stats: Stats = stats(fl.sender);
+                let receiver_stats: Stats = stats(1 - fl.sender);
+                let mut rec = fl.recorder;
+                rec.set_spurious_retransmissions(sender_stats.spurious_retransmissions);
+                let records = rec.finish();
+                let active_end = if fl.source.closes() {
+                    records.last_delivery.map_or(now, |t| t.as_nanos())
+                } else {
+                    stop.min(now)
+                };
+                let (dropped_loss, dropped_queue) = self.net.flow_drops(i);
+                FlowResult {
+                    name: self.s.flows[i].name.clone(),
+                    records,
+                    duration: Duration::from_nanos(active_end.saturating_sub(fl.start)),
+                    sender_stats,
+                    receiver_stats,
+                    dropped_loss,
+                    dropped_queue,
+                    completed,
+                }
+            })
+            .collect();
+        RunResult { flows, end_time: end, events_processed: events, drain_bound_hit, drops, links }
+    }
+}
+
+/// The application issues a write of `bytes`: one record covering all of it, queued as pending.
+fn issue(rec: &mut FlowRecorder, issued: &mut u64, pending: &mut u64, now: u64, bytes: u64) {
+    rec.on_write(Instant::from_nanos(now), *issued, *issued + bytes);
+    *issued += bytes;
+    *pending += bytes;
+}
+
+/// The connection died: the sender or the client (which opens it) is CLOSED.
+fn dead(fl: &FlowSim) -> bool {
+    let closed = |side: usize| fl.eps[side].as_ref().is_some_and(|e| e.state() == State::Closed);
+    closed(fl.sender) || closed(0)
+}
+
+/// Everything was written, acknowledged, and (finite sources) the FIN acknowledged.
+fn complete(fl: &FlowSim) -> bool {
+    let Some(sender) = fl.eps[fl.sender].as_ref() else { return false };
+    if !fl.source.finished() || fl.pending > 0 || sender.bytes_unacked() > 0 {
+        return false;
+    }
+    !fl.source.closes() || (fl.closed && matches!(sender.state(), State::FinWait2 | State::TimeWait | State::Closed))
+}
+
+/// Whether flow `fl` has nothing left to do.
+fn flow_done(fl: &FlowSim) -> bool {
+    fl.eps[fl.sender].is_some() && (complete(fl) || dead(fl))
+}
