@@ -33,6 +33,13 @@ fn pseudo_ipv6(src: [u8; 16], dst: [u8; 16], len: u32) -> Sum16BitWords {
         .add_slice(&[0, 0, 0, IPPROTO_TCP])
 }
 
+/// The checksum as a number (to be written big-endian). etherparse sums the 16-bit words in
+/// native byte order, so its `ones_complement()` holds the field's bytes in native order;
+/// `to_be()` turns that into the numeric value (as etherparse's own `TcpHeader` does).
+fn field_value(sum: Sum16BitWords) -> u16 {
+    sum.ones_complement().to_be()
+}
+
 /// Sum of `tcp` with the checksum field (bytes 16..18) skipped, i.e. treated as zero.
 fn add_segment_without_checksum(sum: Sum16BitWords, tcp: &[u8]) -> Sum16BitWords {
     if tcp.len() >= CHECKSUM_OFFSET + 2 {
@@ -49,14 +56,20 @@ fn add_segment_without_checksum(sum: Sum16BitWords, tcp: &[u8]) -> Sum16BitWords
 /// content of the checksum field is ignored. `None` if `tcp` is longer than 65535 bytes.
 pub fn checksum_ipv4(src: [u8; 4], dst: [u8; 4], tcp: &[u8]) -> Option<u16> {
     let len = u16::try_from(tcp.len()).ok()?;
-    Some(add_segment_without_checksum(pseudo_ipv4(src, dst, len), tcp).ones_complement())
+    Some(field_value(add_segment_without_checksum(
+        pseudo_ipv4(src, dst, len),
+        tcp,
+    )))
 }
 
 /// The checksum to place in `tcp`'s checksum field for an IPv6 pseudo-header. The current
 /// content of the checksum field is ignored. `None` if `tcp` is longer than `u32::MAX`.
 pub fn checksum_ipv6(src: [u8; 16], dst: [u8; 16], tcp: &[u8]) -> Option<u16> {
     let len = u32::try_from(tcp.len()).ok()?;
-    Some(add_segment_without_checksum(pseudo_ipv6(src, dst, len), tcp).ones_complement())
+    Some(field_value(add_segment_without_checksum(
+        pseudo_ipv6(src, dst, len),
+        tcp,
+    )))
 }
 
 /// Whether `tcp` (header, options and payload as received) carries a correct checksum for
