@@ -1,0 +1,373 @@
+//! Segment-script harness (packetdrill/smoltcp style) and an in-memory pair link.
+//!
+//! Scripts drive one endpoint against a hand-written peer: feed segments at given times, run
+//! the timers up to a time, and assert the exact segments that come out (or none).
+#![allow(dead_code)]
+
+use bytes::Bytes;
+use std::collections::BTreeMap;
+use std::time::Duration;
+use thinlab_tcp::wire::SackBlocks;
+use thinlab_tcp::{Endpoint, Event, Flags, Instant, Segment, SendKind, State, TcpConfig, TcpOptions};
+
+pub const EP_PORT: u16 = 1000;
+pub const PEER_PORT: u16 = 2000;
+pub const PEER_ISN: u32 = 5_000_000;
+pub const EP_ISN: u32 = 0xffff_fff0; // wraps soon: exercises 32-bit wrap-around
+
+pub fn ms(x: u64) -> Instant {
+    Instant::from_millis(x)
+}
+pub fn dur(x: u64) -> Duration {
+    Duration::from_millis(x)
+}
+
+/// A config for scripts: small numbers, deterministic, no timestamps unless asked.
+pub fn cfg() -> TcpConfig {
+    let mut c = TcpConfig::default();
+    c.timestamps = false;
+    c.window_scale = false;
+    c.sack = false;
+    c.mss = 1000;
+    c.nodelay = true;
+    c.initial_window = 10;
+    c.rto_initial = dur(1000);
+    c.delayed_ack = thinlab_tcp::DelayedAckModel::Off;
+    c.recv_buffer = 60_000;
+    c.time_wait = dur(60_000);
+    c
+}
+
+/// Everything the endpoint sends until it has nothing more.
+pub fn drain(ep: &mut Endpoint, now: Instant) -> Vec<Segment> {
+    let mut v = Vec::new();
+    while let Some(s) = ep.poll_transmit(now) {
+        v.push(s);
+        assert!(v.len() < 10_000, "runaway transmit");
+    }
+    v
+}
+
+/// Run timers up to and including `until`, collecting (time, segment) of everything sent.
+pub fn run_until(ep: &mut Endpoint, until: Instant) -> Vec<(Instant, Segment)> {
+    let mut out = Vec::new();
+    while let Some(t) = ep.poll_timeout() {
+        if t > until {
+            break;
+        }
+        ep.handle_timeout(t);
+        for s in drain(ep, t) {
+            out.push((t, s));
+        }
+        assert!(out.len() < 10_000, "runaway timers");
+    }
+    out
+}
+
+pub fn events(ep: &mut Endpoint) -> Vec<Event> {
+    std::iter::from_fn(|| ep.poll_event()).collect()
+}
+
+/// The `Sent` kinds among `evs`.
+pub fn sent_kinds(evs: &[Event]) -> Vec<SendKind> {
+    evs.iter()
+        .filter_map(|e| match e {
+            Event::Sent { kind, .. } => Some(*kind),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The scripted remote side: knows both ISNs and builds segments in stream offsets.
+#[derive(Clone, Debug)]
+pub struct Peer {
+    /// ISN of the endpoint under test (learned from its SYN / SYN-ACK).
+    pub ep_isn: u32,
+    pub isn: u32,
+    /// How far the peer has received the endpoint's stream (data offset, plus FIN).
+    pub ack: u64,
+    pub fin_acked: bool,
+    pub window: u16,
+    pub ts: Option<(u32, u32)>,
+    pub wscale_shift: u8,
+}
+
+impl Peer {
+    pub fn new(ep_isn: u32) -> Self {
+        Peer { ep_isn, isn: PEER_ISN, ack: 0, fin_acked: false, window: 65535, ts: None, wscale_shift: 0 }
+    }
+    fn base(&self, seq_off: i64, flags: Flags) -> Segment {
+        let seq = (self.isn as i64 + 1 + seq_off) as u32;
+        let ack = self.ep_isn.wrapping_add(1).wrapping_add(self.ack as u32).wrapping_add(self.fin_acked as u32);
+        let mut options = TcpOptions::default();
+        options.timestamps = self.ts;
+        Segment {
+            src_port: PEER_PORT,
+            dst_port: EP_PORT,
+            seq,
+            ack: if flags.ack() { ack } else { 0 },
+            flags,
+            window: self.window,
+            options,
+            payload: Bytes::new(),
+        }
+    }
+    /// Peer data at peer-stream offset `off` (bytes `fill`).
+    pub fn data(&self, off: u64, len: usize) -> Segment {
+        let mut s = self.base(off as i64, Flags::ACK | Flags::PSH);
+        s.payload = Bytes::from(vec![b'p'; len]);
+        s
+    }
+    /// A pure ACK of the endpoint's stream up to `ack` (the peer's own seq at `peer_off`).
+    pub fn ack_at(&mut self, ack: u64, peer_off: u64) -> Segment {
+        self.ack = ack;
+        self.base(peer_off as i64, Flags::ACK)
+    }
+    pub fn ack(&mut self, ack: u64) -> Segment {
+        self.ack_at(ack, 0)
+    }
+    /// A pure ACK with SACK blocks given as endpoint-stream offsets.
+    pub fn sack(&mut self, ack: u64, blocks: &[(u64, u64)]) -> Segment {
+        let mut s = self.ack(ack);
+        let mut b = SackBlocks::new();
+        for &(l, r) in blocks {
+            b.push((self.wire(l), self.wire(r)));
+        }
+        s.options.sack_blocks = b;
+        s
+    }
+    pub fn fin(&self, off: u64) -> Segment {
+        self.base(off as i64, Flags::ACK | Flags::FIN)
+    }
+    pub fn rst(&self, off: i64) -> Segment {
+        self.base(off, Flags::RST)
+    }
+    /// Wire sequence number of endpoint-stream offset `off`.
+    pub fn wire(&self, off: u64) -> u32 {
+        self.ep_isn.wrapping_add(1).wrapping_add(off as u32)
+    }
+    /// Endpoint-stream offset of a wire sequence number.
+    pub fn off(&self, seq: u32) -> i64 {
+        seq.wrapping_sub(self.ep_isn.wrapping_add(1)) as i32 as i64
+    }
+    /// Peer-stream offset acknowledged by a segment from the endpoint.
+    pub fn acked_peer(&self, seg: &Segment) -> i64 {
+        seg.ack.wrapping_sub(self.isn.wrapping_add(1)) as i32 as i64
+    }
+    /// The SYN-ACK answering the endpoint's SYN `syn`, with options `opts`.
+    pub fn syn_ack(&self, opts: TcpOptions) -> Segment {
+        let mut s = self.base(-1, Flags::SYN | Flags::ACK);
+        s.options = opts;
+        s
+    }
+    pub fn syn(&self, opts: TcpOptions) -> Segment {
+        let mut s = self.base(-1, Flags::SYN);
+        s.options = opts;
+        s
+    }
+}
+
+/// Assert that `seg` is a data segment of the endpoint's stream covering `[start, end)`.
+#[track_caller]
+pub fn assert_data(p: &Peer, seg: &Segment, start: u64, end: u64) {
+    assert_eq!(p.off(seg.seq), start as i64, "segment start: {seg:?}");
+    assert_eq!(seg.payload.len() as u64, end - start, "segment length: {seg:?}");
+}
+
+/// Active open at t=0 against a peer answering at `rtt` with `opts` in its SYN-ACK; the final
+/// ACK is drained. Returns the established endpoint and the peer.
+pub fn client(c: TcpConfig, opts: TcpOptions, rtt: Instant) -> (Endpoint, Peer) {
+    let mut ep = Endpoint::connect(ms(0), c, EP_PORT, PEER_PORT, EP_ISN);
+    let syn = drain(&mut ep, ms(0));
+    assert_eq!(syn.len(), 1);
+    assert!(syn[0].flags.syn() && !syn[0].flags.ack());
+    let mut p = Peer::new(syn[0].seq);
+    p.ts = opts.timestamps;
+    ep.handle_segment(rtt, p.syn_ack(opts));
+    assert_eq!(ep.state(), State::Established);
+    let out = drain(&mut ep, rtt);
+    assert_eq!(out.len(), 1, "one ACK of the SYN-ACK: {out:?}");
+    assert_eq!(p.acked_peer(&out[0]), 0);
+    events(&mut ep);
+    (ep, p)
+}
+
+/// Plain MSS-only SYN-ACK options.
+pub fn mss_opts(mss: u16) -> TcpOptions {
+    TcpOptions { mss: Some(mss), ..TcpOptions::default() }
+}
+
+pub fn sack_opts(mss: u16) -> TcpOptions {
+    TcpOptions { mss: Some(mss), sack_permitted: true, ..TcpOptions::default() }
+}
+
+// ---------------------------------------------------------------------------------------
+// Pair link
+
+/// Which segments a direction drops.
+#[derive(Clone, Debug, Default)]
+pub struct DropRule {
+    /// 1-based indices of segments in this direction to drop.
+    pub nth: Vec<usize>,
+    /// Drop the first transmission(s) of the data segment starting at these sender offsets
+    /// (each entry drops one matching segment).
+    pub seq: Vec<u64>,
+    /// Drop everything sent in `[from, to)`.
+    pub blackout: Option<(Instant, Instant)>,
+}
+
+pub struct Pair {
+    pub a: Endpoint,
+    pub b: Endpoint,
+    pub now: Instant,
+    pub delay: Duration,
+    /// (arrival time, counter) -> (to_b, segment)
+    inflight: BTreeMap<(Instant, u64), (bool, Segment)>,
+    counter: u64,
+    pub drop_ab: DropRule,
+    pub drop_ba: DropRule,
+    sent_ab: usize,
+    sent_ba: usize,
+    /// Data read at B: (time, bytes).
+    pub read_b: Vec<(Instant, Bytes)>,
+    pub read_a: Vec<(Instant, Bytes)>,
+    /// Scheduled writes at A: (time, bytes), sorted.
+    pub writes_a: Vec<(Instant, Vec<u8>)>,
+    pub events_a: Vec<Event>,
+    pub events_b: Vec<Event>,
+    pub dropped: Vec<(bool, Segment)>,
+    isn_a: u32,
+    isn_b: u32,
+}
+
+impl Pair {
+    /// A connects to B (listening) at t=0.
+    pub fn new(ca: TcpConfig, cb: TcpConfig, one_way: Duration) -> Pair {
+        let isn_a = 100;
+        let isn_b = 0xffff_ff00;
+        Pair {
+            a: Endpoint::connect(ms(0), ca, EP_PORT, PEER_PORT, isn_a),
+            b: Endpoint::listen(cb, PEER_PORT, isn_b),
+            now: ms(0),
+            delay: one_way,
+            inflight: BTreeMap::new(),
+            counter: 0,
+            drop_ab: DropRule::default(),
+            drop_ba: DropRule::default(),
+            sent_ab: 0,
+            sent_ba: 0,
+            read_b: Vec::new(),
+            read_a: Vec::new(),
+            writes_a: Vec::new(),
+            events_a: Vec::new(),
+            events_b: Vec::new(),
+            dropped: Vec::new(),
+            isn_a,
+            isn_b,
+        }
+    }
+
+    fn should_drop(rule: &mut DropRule, idx: usize, seg: &Segment, isn: u32, now: Instant) -> bool {
+        if rule.nth.contains(&idx) {
+            return true;
+        }
+        if let Some((f, t)) = rule.blackout {
+            if f <= now && now < t {
+                return true;
+            }
+        }
+        if !seg.payload.is_empty() {
+            let off = seg.seq.wrapping_sub(isn.wrapping_add(1)) as u64;
+            if let Some(i) = rule.seq.iter().position(|&s| s == off) {
+                rule.seq.remove(i);
+                return true;
+            }
+        }
+        false
+    }
+
+    fn flush(&mut self) {
+        let now = self.now;
+        while let Some(s) = self.a.poll_transmit(now) {
+            self.sent_ab += 1;
+            if Self::should_drop(&mut self.drop_ab, self.sent_ab, &s, self.isn_a, now) {
+                self.dropped.push((true, s));
+            } else {
+                self.counter += 1;
+                self.inflight.insert((now + self.delay, self.counter), (true, s));
+            }
+        }
+        while let Some(s) = self.b.poll_transmit(now) {
+            self.sent_ba += 1;
+            if Self::should_drop(&mut self.drop_ba, self.sent_ba, &s, self.isn_b, now) {
+                self.dropped.push((false, s));
+            } else {
+                self.counter += 1;
+                self.inflight.insert((now + self.delay, self.counter), (false, s));
+            }
+        }
+        while let Some(b) = self.b.read() {
+            self.read_b.push((now, b));
+        }
+        while let Some(b) = self.a.read() {
+            self.read_a.push((now, b));
+        }
+        self.events_a.extend(std::iter::from_fn(|| self.a.poll_event()));
+        self.events_b.extend(std::iter::from_fn(|| self.b.poll_event()));
+    }
+
+    /// Run until `until` (or nothing is left to do).
+    pub fn run(&mut self, until: Instant) {
+        self.flush();
+        let mut steps = 0;
+        loop {
+            steps += 1;
+            assert!(steps < 1_000_000, "pair run does not terminate");
+            let next_arrival = self.inflight.keys().next().map(|k| k.0);
+            let next_write = self.writes_a.first().map(|w| w.0);
+            let cands = [next_arrival, next_write, self.a.poll_timeout(), self.b.poll_timeout()];
+            let Some(t) = cands.iter().flatten().copied().min() else { break };
+            if t > until {
+                break;
+            }
+            self.now = t;
+            if next_write == Some(t) {
+                let (_, data) = self.writes_a.remove(0);
+                let n = self.a.write(t, &data).expect("write");
+                assert_eq!(n, data.len(), "send buffer full in test");
+            } else if next_arrival == Some(t) {
+                let (_, (to_b, seg)) = self.inflight.pop_first().expect("arrival");
+                if to_b {
+                    self.b.handle_segment(t, seg);
+                } else {
+                    self.a.handle_segment(t, seg);
+                }
+            } else {
+                if self.a.poll_timeout() == Some(t) {
+                    self.a.handle_timeout(t);
+                }
+                if self.b.poll_timeout() == Some(t) {
+                    self.b.handle_timeout(t);
+                }
+            }
+            self.flush();
+        }
+        self.now = self.now.max(until.min(self.now));
+    }
+
+    pub fn received_b(&self) -> Vec<u8> {
+        self.read_b.iter().flat_map(|(_, b)| b.iter().copied()).collect()
+    }
+
+    /// Time at which B had read at least `n` bytes.
+    pub fn b_has(&self, n: usize) -> Option<Instant> {
+        let mut tot = 0;
+        for (t, b) in &self.read_b {
+            tot += b.len();
+            if tot >= n {
+                return Some(*t);
+            }
+        }
+        None
+    }
+}
