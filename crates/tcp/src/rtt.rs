@@ -18,7 +18,9 @@
 //!   `mdev_max`. RTO = srtt + rttvar, i.e. SRTT + max(rto_min, 4·mdev) in steady state.
 //!   [`RttEstimator::on_sample`] treats every sample as ending a round (exact for thin streams,
 //!   which have at most one sample per RTT); [`RttEstimator::on_sample_in_round`] lets the
-//!   endpoint pass Linux's `after(snd_una, rtt_seq)` itself.
+//!   endpoint pass Linux's `after(snd_una, rtt_seq)` itself. Steady RTT R: RTO → R + 200 ms
+//!   when 2R ≤ 200 ms (210 ms at 10 ms, 300 ms at 100 ms); above that the per-round decay
+//!   stops once the excess is under 4 jiffies (333 ms at 130 ms, ≈ seed 000's "~330 ms").
 //! * `Rfc6298`: exactly RFC 6298 §2; samples rounded up to G.
 //! * `FreeBsd6`: `t_srtt` ×32, `t_rttvar` ×16, deltas ×4 (`TCP_DELTA_SHIFT`). The sample is
 //!   `ticks + 1` where `ticks` = whole ticks elapsed (floor), as tcp_input.c passes
@@ -54,7 +56,12 @@ const MAX_TICKS: i64 = 1 << 40;
 enum State {
     /// Ticks: `srtt` ×8, `mdev` ×4; `mdev_max`, `rttvar` unscaled ticks (Linux keeps them as
     /// "4·mdev" values, which is what they are).
-    Linux { srtt: i64, mdev: i64, mdev_max: i64, rttvar: i64 },
+    Linux {
+        srtt: i64,
+        mdev: i64,
+        mdev_max: i64,
+        rttvar: i64,
+    },
     /// Nanoseconds, unscaled.
     Rfc { srtt: u64, rttvar: u64 },
     /// Ticks: `srtt` ×32, `rttvar` ×16; `last` the last `tcp_xmit_timer` argument.
@@ -79,7 +86,9 @@ pub struct RttEstimator {
 
 impl RttEstimator {
     pub fn new(cfg: &TcpConfig) -> Self {
-        let tick = u64::try_from(cfg.clock_granularity.as_nanos()).unwrap_or(u64::MAX).max(1);
+        let tick = u64::try_from(cfg.clock_granularity.as_nanos())
+            .unwrap_or(u64::MAX)
+            .max(1);
         RttEstimator {
             model: cfg.rto_model,
             tick,
@@ -119,7 +128,10 @@ impl RttEstimator {
                         rttvar: rttvar - rttvar / 4 + srtt.abs_diff(r) / 4,
                         srtt: srtt - srtt / 8 + r / 8,
                     },
-                    _ => State::Rfc { srtt: r, rttvar: r / 2 },
+                    _ => State::Rfc {
+                        srtt: r,
+                        rttvar: r / 2,
+                    },
                 }
             }
             (RtoModel::FreeBsd6, st) => {
@@ -130,9 +142,17 @@ impl RttEstimator {
                         let srtt = (srtt + delta).max(1);
                         delta = delta.abs() - (rttvar >> 2);
                         let rttvar = (rttvar + delta).max(1);
-                        State::FreeBsd { srtt, rttvar, last: r }
+                        State::FreeBsd {
+                            srtt,
+                            rttvar,
+                            last: r,
+                        }
                     }
-                    _ => State::FreeBsd { srtt: r << 5, rttvar: r << 3, last: r },
+                    _ => State::FreeBsd {
+                        srtt: r << 5,
+                        rttvar: r << 3,
+                        last: r,
+                    },
                 }
             }
             (RtoModel::Ns2, st) => {
@@ -145,7 +165,10 @@ impl RttEstimator {
                         let rttvar = (rttvar + delta).max(1);
                         State::Ns2 { srtt, rttvar }
                     }
-                    _ => State::Ns2 { srtt: r << 3, rttvar: r << 1 },
+                    _ => State::Ns2 {
+                        srtt: r << 3,
+                        rttvar: r << 1,
+                    },
                 }
             }
         });
@@ -224,7 +247,9 @@ impl RttEstimator {
 
     /// `TCP_REXMTVAL`: max(t_rttmin, (srtt/8 + rttvar) / 4) in ticks (scaled values).
     fn freebsd_rexmtval(&self, st: State) -> i64 {
-        let State::FreeBsd { srtt, rttvar, .. } = st else { unreachable!() };
+        let State::FreeBsd { srtt, rttvar, .. } = st else {
+            unreachable!()
+        };
         self.ticks_up(self.rto_min).max(((srtt >> 3) + rttvar) >> 2)
     }
 
@@ -254,11 +279,22 @@ impl RttEstimator {
 
 /// One `tcp_rtt_estimator` step (Linux 2.6.22) in jiffies. `min` is rto_min in jiffies.
 fn linux_update(st: Option<State>, m: i64, min: i64, ends_round: bool) -> State {
-    let Some(State::Linux { mut srtt, mut mdev, mut mdev_max, mut rttvar }) = st else {
+    let Some(State::Linux {
+        mut srtt,
+        mut mdev,
+        mut mdev_max,
+        mut rttvar,
+    }) = st
+    else {
         // No previous measure: srtt = m, mdev = m/2 (×4 → 2m), "make sure rto = 3*rtt".
         let mdev = m << 1;
         let rttvar = mdev.max(min);
-        return State::Linux { srtt: m << 3, mdev, mdev_max: rttvar, rttvar };
+        return State::Linux {
+            srtt: m << 3,
+            mdev,
+            mdev_max: rttvar,
+            rttvar,
+        };
     };
     let mut err = m - (srtt >> 3);
     srtt += err;
@@ -282,7 +318,12 @@ fn linux_update(st: Option<State>, m: i64, min: i64, ends_round: bool) -> State 
         }
         mdev_max = min;
     }
-    State::Linux { srtt, mdev, mdev_max, rttvar }
+    State::Linux {
+        srtt,
+        mdev,
+        mdev_max,
+        rttvar,
+    }
 }
 
 fn nanos(d: Duration) -> u64 {
@@ -292,7 +333,11 @@ fn nanos(d: Duration) -> u64 {
 /// `rto · 2^backoff`, capped at `max`.
 pub fn backed_off(rto: Duration, backoff: u32, max: Duration) -> Duration {
     let v = if backoff >= 64 {
-        if rto.is_zero() { Duration::ZERO } else { Duration::MAX }
+        if rto.is_zero() {
+            Duration::ZERO
+        } else {
+            Duration::MAX
+        }
     } else {
         let f = 1u128 << backoff;
         let ns = rto.as_nanos().saturating_mul(f);

@@ -14,7 +14,9 @@ pub struct NewReno {
 
 impl NewReno {
     pub fn new(initial_window: u32) -> Self {
-        NewReno { w: RenoWindow::new(initial_window) }
+        NewReno {
+            w: RenoWindow::new(initial_window),
+        }
     }
     /// The window state (for tests and tracing).
     pub fn window(&self) -> &RenoWindow {

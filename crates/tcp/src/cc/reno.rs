@@ -38,7 +38,13 @@ pub struct RenoWindow {
 impl RenoWindow {
     pub fn new(initial_window: u32) -> Self {
         let iw = initial_window.max(1);
-        RenoWindow { cwnd: iw, ssthresh: INFINITE_SSTHRESH, cwnd_cnt: 0, initial_window: iw, in_rto_loss: false }
+        RenoWindow {
+            cwnd: iw,
+            ssthresh: INFINITE_SSTHRESH,
+            cwnd_cnt: 0,
+            initial_window: iw,
+            in_rto_loss: false,
+        }
     }
 
     pub fn cwnd(&self) -> u32 {
@@ -142,7 +148,13 @@ macro_rules! reno_family_cc {
             fn ssthresh(&self) -> u32 {
                 self.w.ssthresh()
             }
-            fn on_ack(&mut self, _now: $crate::time::Instant, acked: u32, in_flight: u32, _rtt: Option<::std::time::Duration>) {
+            fn on_ack(
+                &mut self,
+                _now: $crate::time::Instant,
+                acked: u32,
+                in_flight: u32,
+                _rtt: Option<::std::time::Duration>,
+            ) {
                 self.w.on_ack(acked, in_flight)
             }
             fn on_enter_recovery(&mut self, _now: $crate::time::Instant, in_flight: u32) {
@@ -173,7 +185,9 @@ pub struct Reno {
 
 impl Reno {
     pub fn new(initial_window: u32) -> Self {
-        Reno { w: RenoWindow::new(initial_window) }
+        Reno {
+            w: RenoWindow::new(initial_window),
+        }
     }
     /// The window state (for tests and tracing).
     pub fn window(&self) -> &RenoWindow {

@@ -28,7 +28,10 @@ fn initial_rto_before_any_sample() {
     assert_eq!(est(Profile::FreeBsd6).rto(), ms(3000));
     assert_eq!(est(Profile::Ns2).rto(), ms(3000));
     let e = est(Profile::Linux2622);
-    assert_eq!((e.srtt(), e.rttvar(), e.min_rtt(), e.latest()), (None, None, None, None));
+    assert_eq!(
+        (e.srtt(), e.rttvar(), e.min_rtt(), e.latest()),
+        (None, None, None, None)
+    );
 }
 
 #[test]
@@ -207,9 +210,10 @@ fn ns2_truncates_fraction_of_a_tick() {
     let mut cfg = TcpConfig::from_profile(Profile::Ns2);
     cfg.rto_min = Duration::ZERO;
     let mut e = RttEstimator::new(&cfg);
-    e.on_sample(ms(100)); // srtt 80/8, rttvar 20/4
-    e.on_sample(ms(110)); // delta 1: srtt 81/8 (10.125), rttvar 20 + (1 - 5) = 16/4
-    // (16·8 + 81) >> 3 = 209 >> 3 = 26 ticks (26.125 truncated).
+    // First: srtt 80/8, rttvar 20/4. Then delta 1: srtt 81/8 (10.125), rttvar 20 + (1 - 5) =
+    // 16/4; (16·8 + 81) >> 3 = 209 >> 3 = 26 ticks (26.125 truncated).
+    e.on_sample(ms(100));
+    e.on_sample(ms(110));
     assert_eq!(e.rto(), ms(260));
 }
 
@@ -236,7 +240,11 @@ fn min_rtt_and_latest() {
         for r in [50, 30, 70] {
             e.on_sample(ms(r));
         }
-        assert_eq!((e.min_rtt(), e.latest()), (Some(ms(30)), Some(ms(70))), "{p:?}");
+        assert_eq!(
+            (e.min_rtt(), e.latest()),
+            (Some(ms(30)), Some(ms(70))),
+            "{p:?}"
+        );
     }
 }
 
