@@ -1,1 +1,36 @@
-fn main(){}
+//! `thinlab`: runs scenarios in the simulator and writes results (shared/notes/interface.md).
+//!
+//! Modules: [`args`] (command line), [`paths`] (dotted-path `--set` overrides), [`sweep`]
+//! (`[sweep]` expansion), [`run`] (the `run` command), [`runner`] (parallel runs),
+//! [`progress`] (progress bar), [`output`] (result files), [`table`] (stdout summary),
+//! [`error`] (exit codes: 2 for bad input, 1 otherwise).
+
+mod args;
+mod error;
+mod output;
+mod paths;
+mod progress;
+mod run;
+mod runner;
+mod sim_stub;
+mod sweep;
+mod table;
+
+use sim_stub as sim;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    let result = match cli.command {
+        args::Command::Run(a) => run::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(error::exit_code(&e) as u8)
+        }
+    }
+}

@@ -164,6 +164,60 @@ impl FlowMetrics {
         "transport_latency_from_send_ms",
         "ack_latency_from_send_ms",
     ];
+
+    /// Every scalar metric under its dotted name (`app_latency_ms.p99`,
+    /// `retransmissions_by_cause.rto`), in serialization order; `None` is JSON `null`.
+    /// Counts are exact as f64 up to 2^53.
+    pub fn scalars(&self) -> Vec<(String, Option<f64>)> {
+        let mut out = Vec::with_capacity(64);
+        let latencies = [
+            &self.app_latency_ms,
+            &self.transport_latency_ms,
+            &self.ack_latency_ms,
+            &self.app_latency_from_send_ms,
+            &self.transport_latency_from_send_ms,
+            &self.ack_latency_from_send_ms,
+        ];
+        for (name, s) in Self::LATENCY_NAMES.iter().zip(latencies) {
+            for (field, v) in [
+                ("mean", s.mean),
+                ("p50", s.p50),
+                ("p90", s.p90),
+                ("p99", s.p99),
+                ("p999", s.p999),
+                ("max", s.max),
+                ("count", Some(s.count as f64)),
+            ] {
+                out.push((format!("{name}.{field}"), v));
+            }
+        }
+        let n = |v: u64| Some(v as f64);
+        let c = &self.retransmissions_by_cause;
+        let rest = [
+            ("writes", n(self.writes)),
+            ("bytes_written", n(self.bytes_written)),
+            ("bytes_delivered", n(self.bytes_delivered)),
+            ("data_packets_sent", n(self.data_packets_sent)),
+            ("payload_bytes_sent", n(self.payload_bytes_sent)),
+            ("unique_bytes_sent", n(self.unique_bytes_sent)),
+            ("redundant_bytes_sent", n(self.redundant_bytes_sent)),
+            ("avg_payload_bytes", self.avg_payload_bytes),
+            ("rdb_bundles", n(self.rdb_bundles)),
+            ("retransmissions", n(self.retransmissions)),
+            ("retransmissions_by_cause.rto", n(c.rto)),
+            ("retransmissions_by_cause.fast", n(c.fast)),
+            ("retransmissions_by_cause.early", n(c.early)),
+            ("retransmissions_by_cause.tlp", n(c.tlp)),
+            ("rto_events", n(self.rto_events)),
+            ("spurious_retransmissions", n(self.spurious_retransmissions)),
+            ("frozen_time_ms", Some(self.frozen_time_ms)),
+            ("duration_s", Some(self.duration_s)),
+            ("goodput_bps", self.goodput_bps),
+            ("completion_time_ms", self.completion_time_ms),
+        ];
+        out.extend(rest.into_iter().map(|(k, v)| (k.to_string(), v)));
+        out
+    }
 }
 
 /// Computes every metric of one flow; `duration` is what rates are computed over.

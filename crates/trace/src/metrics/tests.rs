@@ -148,6 +148,39 @@ fn json_has_every_interface_name() {
     assert_eq!(by_cause, ["early", "fast", "rto", "tlp"]);
 }
 
+/// Flattens JSON objects to dotted keys.
+fn flatten_json(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, serde_json::Value)>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, v) in m {
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                flatten_json(&key, v, out);
+            }
+        }
+        other => out.push((prefix.to_string(), other.clone())),
+    }
+}
+
+#[test]
+fn scalars_match_the_json() {
+    let m = flow_metrics(&lossy_records(), Duration::from_secs(2));
+    let mut json = Vec::new();
+    flatten_json("", &serde_json::to_value(&m).unwrap(), &mut json);
+    let mut scalars = m.scalars();
+    assert_eq!(scalars.len(), json.len());
+    scalars.sort_by(|a, b| a.0.cmp(&b.0));
+    json.sort_by(|a, b| a.0.cmp(&b.0));
+    for ((k, v), (jk, jv)) in scalars.iter().zip(&json) {
+        assert_eq!(k, jk);
+        assert_eq!(v.is_none(), jv.is_null(), "{k}");
+        if let Some(v) = v {
+            assert!((v - jv.as_f64().unwrap()).abs() < 1e-9, "{k}");
+        }
+    }
+    assert_eq!(m.scalars()[0].0, "app_latency_ms.mean");
+    assert!(m.scalars().iter().any(|(k, v)| k == "retransmissions_by_cause.rto" && *v == Some(1.0)));
+}
+
 #[test]
 fn nearest_rank_table() {
     let v: Vec<f64> = (1..=100).map(f64::from).collect();

@@ -1,0 +1,37 @@
+//! Command-line arguments (shared/notes/interface.md, "Command line").
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// thinlab: a laboratory for the latency of TCP on interactive thin streams.
+#[derive(Debug, Parser)]
+#[command(name = "thinlab", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a scenario (all sweep configurations × repetitions) in the simulator.
+    Run(RunArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Output directory [default: results/<scenario name>/].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Override a scenario key by its dotted path, e.g. `network.loss.rate=0.02`,
+    /// `flow.0.tcp.mechanisms=[rdb,linear-timeouts]`. Values are TOML; bare words are strings.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Runs in parallel [default: available cores].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// No progress bar and no summary table.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}

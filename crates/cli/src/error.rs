@@ -1,0 +1,34 @@
+//! Exit codes: 2 for a bad scenario or bad arguments ([`BadInput`], the simulator's
+//! `ScenarioError`), 1 for anything else.
+
+use std::fmt;
+
+/// Input the user must fix; the message names the key, the value and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadInput(pub String);
+
+impl BadInput {
+    pub fn new(msg: impl Into<String>) -> Self {
+        BadInput(msg.into())
+    }
+}
+
+impl fmt::Display for BadInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+/// The process exit code for an error.
+pub fn exit_code(err: &anyhow::Error) -> i32 {
+    let bad = err
+        .chain()
+        .any(|e| e.is::<BadInput>() || e.is::<crate::sim::ScenarioError>());
+    if bad {
+        2
+    } else {
+        1
+    }
+}

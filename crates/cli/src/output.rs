@@ -1,0 +1,177 @@
+//! Result files (shared/notes/interface.md, "Results"): `summary.json`, `runs.csv`,
+//! `latency_cdf.csv` and the SVG plots `latency_cdf.svg` (CDF) and `latency_ccdf.svg` (tail).
+//!
+//! A configuration's latency distribution pools the application-layer latency samples of all
+//! its repetitions. With several flows, each (configuration, flow) gets its own line.
+
+use crate::runner::RunOutput;
+use crate::sweep::{display_value, Config};
+use anyhow::{Context, Result};
+use serde::Serialize;
+use std::fs;
+use std::path::Path;
+use thinlab_trace::plot::{cdf_svg, suggest_log_x, PlotSpec, Series, View};
+use thinlab_trace::{latency_cdf, FlowMetrics};
+
+/// CDF points kept per line (the tail above p99 is kept exactly on top of these).
+const CDF_POINTS: usize = 400;
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    scenario: &'a str,
+    version: &'a str,
+    /// `--set` overrides applied to every run (an extension of the contract).
+    overrides: serde_json::Map<String, serde_json::Value>,
+    runs: Vec<RunJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct RunJson<'a> {
+    params: serde_json::Map<String, serde_json::Value>,
+    repetition: u32,
+    seed: u64,
+    flows: Vec<FlowJson<'a>>,
+    end_time_s: f64,
+    events_processed: u64,
+    drain_bound_hit: bool,
+}
+
+#[derive(Serialize)]
+struct FlowJson<'a> {
+    name: &'a str,
+    metrics: &'a FlowMetrics,
+}
+
+fn json_map(pairs: &[(String, toml::Value)]) -> serde_json::Map<String, serde_json::Value> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(serde_json::Value::Null)))
+        .collect()
+}
+
+/// Everything the output files are made from.
+pub struct Results<'a> {
+    pub scenario: &'a str,
+    pub overrides: &'a [(String, toml::Value)],
+    pub configs: &'a [Config],
+    pub runs: &'a [RunOutput],
+}
+
+impl Results<'_> {
+    /// The names of all flows, in first-seen order.
+    fn flow_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for f in self.runs.iter().flat_map(|r| &r.flows) {
+            if !names.contains(&f.name.as_str()) {
+                names.push(&f.name);
+            }
+        }
+        names
+    }
+
+    /// Pooled application-latency samples of one (configuration, flow).
+    pub fn pooled_app_latency(&self, config: usize, flow: &str) -> Vec<f64> {
+        self.runs
+            .iter()
+            .filter(|r| r.config == config)
+            .flat_map(|r| r.flows.iter().filter(|f| f.name == flow))
+            .flat_map(|f| f.app_latency_ms.iter().copied())
+            .collect()
+    }
+
+    /// Lines of the CDF: (configuration label, flow, label for the legend, samples).
+    fn lines(&self) -> Vec<(String, String, String, Vec<f64>)> {
+        let flows = self.flow_names();
+        let mut out = Vec::new();
+        for (i, c) in self.configs.iter().enumerate() {
+            for flow in &flows {
+                let label = if flows.len() > 1 { format!("{} · {flow}", c.label()) } else { c.label() };
+                out.push((c.label(), flow.to_string(), label, self.pooled_app_latency(i, flow)));
+            }
+        }
+        out
+    }
+
+    /// Writes every result file into `dir` (created if missing).
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        fs::create_dir_all(dir).with_context(|| format!("creating the output directory {}", dir.display()))?;
+        self.write_summary(&dir.join("summary.json"))?;
+        self.write_runs_csv(&dir.join("runs.csv"))?;
+        let lines = self.lines();
+        self.write_cdf_csv(&dir.join("latency_cdf.csv"), &lines)?;
+        self.write_plots(dir, &lines)
+    }
+
+    fn write_summary(&self, path: &Path) -> Result<()> {
+        let runs = self
+            .runs
+            .iter()
+            .map(|r| RunJson {
+                params: json_map(&self.configs[r.config].params),
+                repetition: r.repetition,
+                seed: r.seed,
+                flows: r.flows.iter().map(|f| FlowJson { name: &f.name, metrics: &f.metrics }).collect(),
+                end_time_s: r.end_time_s,
+                events_processed: r.events_processed,
+                drain_bound_hit: r.drain_bound_hit,
+            })
+            .collect();
+        let summary = Summary {
+            scenario: self.scenario,
+            version: env!("CARGO_PKG_VERSION"),
+            overrides: json_map(self.overrides),
+            runs,
+        };
+        let mut text = serde_json::to_string_pretty(&summary).context("serializing summary.json")?;
+        text.push('\n');
+        fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    }
+
+    fn write_runs_csv(&self, path: &Path) -> Result<()> {
+        let mut w = csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
+        let param_keys: Vec<&str> = self.configs.first().map_or(Vec::new(), |c| c.params.iter().map(|p| p.0.as_str()).collect());
+        let metric_names: Vec<String> = FlowMetrics::default().scalars().into_iter().map(|(k, _)| k).collect();
+        let mut header: Vec<String> = param_keys.iter().map(|k| k.to_string()).collect();
+        header.extend(["repetition", "seed", "flow"].map(String::from));
+        header.extend(metric_names);
+        w.write_record(&header)?;
+        for r in self.runs {
+            for f in &r.flows {
+                let mut row: Vec<String> = self.configs[r.config].params.iter().map(|(_, v)| display_value(v)).collect();
+                row.extend([r.repetition.to_string(), r.seed.to_string(), f.name.clone()]);
+                row.extend(f.metrics.scalars().into_iter().map(|(_, v)| v.map_or(String::new(), |v| v.to_string())));
+                w.write_record(&row)?;
+            }
+        }
+        w.flush().with_context(|| format!("writing {}", path.display()))
+    }
+
+    fn write_cdf_csv(&self, path: &Path, lines: &[(String, String, String, Vec<f64>)]) -> Result<()> {
+        let mut w = csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
+        w.write_record(["configuration", "flow", "latency_ms", "fraction"])?;
+        for (config, flow, _, samples) in lines {
+            for (x, f) in latency_cdf(samples, CDF_POINTS) {
+                w.write_record([config.as_str(), flow.as_str(), &x.to_string(), &f.to_string()])?;
+            }
+        }
+        w.flush().with_context(|| format!("writing {}", path.display()))
+    }
+
+    fn write_plots(&self, dir: &Path, lines: &[(String, String, String, Vec<f64>)]) -> Result<()> {
+        let series: Vec<Series> = lines
+            .iter()
+            .map(|(_, _, label, samples)| Series { label: label.clone(), points: latency_cdf(samples, CDF_POINTS) })
+            .collect();
+        let plots = [
+            ("latency_cdf.svg", View::Cdf, suggest_log_x(&series), "application-layer latency, CDF"),
+            ("latency_ccdf.svg", View::Ccdf, false, "application-layer latency, tail (CCDF)"),
+        ];
+        for (file, view, log_x, what) in plots {
+            let spec = PlotSpec::latency(format!("{}: {what}", self.scenario), view, log_x);
+            let svg = cdf_svg(&series, &spec).with_context(|| format!("drawing {file}"))?;
+            let path = dir.join(file);
+            fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
+        }
+        Ok(())
+    }
+}

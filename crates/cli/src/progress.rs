@@ -1,0 +1,75 @@
+//! Progress on stderr: one bar over the simulated time of all runs, so it advances both as
+//! runs finish and inside a single long run. Hidden with `--quiet` or when stderr is not a
+//! terminal.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// Shared by all worker threads.
+pub struct Progress {
+    bar: ProgressBar,
+    runs_total: usize,
+    runs_done: AtomicUsize,
+}
+
+impl Progress {
+    /// `total` is the summed simulated duration of all runs.
+    pub fn new(total: Duration, runs_total: usize, quiet: bool) -> Self {
+        let visible = !quiet && std::io::stderr().is_terminal();
+        let bar = ProgressBar::with_draw_target(
+            Some(total.as_millis().max(1) as u64),
+            if visible { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() },
+        );
+        let style = ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {wide_bar} {percent:>3}% simulated, {msg} (eta {eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+        bar.enable_steady_tick(Duration::from_millis(200));
+        let p = Progress { bar, runs_total, runs_done: AtomicUsize::new(0) };
+        p.set_message();
+        p
+    }
+
+    fn set_message(&self) {
+        let done = self.runs_done.load(Ordering::Relaxed);
+        self.bar.set_message(format!("{done}/{} runs", self.runs_total));
+    }
+
+    /// A tracker for one run of simulated length `duration`.
+    pub fn run(&self, duration: Duration) -> RunProgress<'_> {
+        RunProgress { p: self, duration, reported: Duration::ZERO }
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Converts one run's simulated-time callbacks into bar increments.
+pub struct RunProgress<'a> {
+    p: &'a Progress,
+    duration: Duration,
+    reported: Duration,
+}
+
+impl RunProgress<'_> {
+    /// The run's simulated clock reached `now`.
+    pub fn at(&mut self, now: Duration) {
+        let now = now.min(self.duration);
+        if now > self.reported {
+            let step = now.as_millis() as u64 - self.reported.as_millis() as u64;
+            self.p.bar.inc(step);
+            self.reported = Duration::from_millis(now.as_millis() as u64);
+        }
+    }
+
+    /// The run is over: account for whatever was not reported.
+    pub fn done(mut self) {
+        self.at(self.duration);
+        self.p.runs_done.fetch_add(1, Ordering::Relaxed);
+        self.p.set_message();
+    }
+}

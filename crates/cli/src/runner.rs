@@ -1,0 +1,90 @@
+//! Runs every (configuration, repetition) in parallel on a rayon pool and keeps, per flow,
+//! the metrics and the application-latency samples (the records themselves are dropped).
+
+use crate::progress::Progress;
+use crate::sim::{self, Scenario};
+use anyhow::{anyhow, Context, Result};
+use rayon::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use thinlab_trace::metrics::{latency_samples_ms, Milestone, Origin};
+use thinlab_trace::{flow_metrics, FlowMetrics};
+
+/// One simulator run to do.
+pub struct Job {
+    pub config: usize,
+    pub repetition: u32,
+    pub seed: u64,
+}
+
+/// What a finished run leaves for the outputs.
+pub struct RunOutput {
+    pub config: usize,
+    pub repetition: u32,
+    pub seed: u64,
+    pub flows: Vec<FlowOutput>,
+    pub end_time_s: f64,
+    pub events_processed: u64,
+    pub drain_bound_hit: bool,
+}
+
+pub struct FlowOutput {
+    pub name: String,
+    pub metrics: FlowMetrics,
+    /// Application-layer latency of every delivered write, ms, in write order.
+    pub app_latency_ms: Vec<f64>,
+}
+
+/// The jobs of all configurations: repetition `r` of a configuration uses seed `seed + r`.
+pub fn jobs(scenarios: &[Scenario]) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    for (config, s) in scenarios.iter().enumerate() {
+        for repetition in 0..s.repetitions {
+            jobs.push(Job { config, repetition, seed: s.seed.wrapping_add(u64::from(repetition)) });
+        }
+    }
+    jobs
+}
+
+/// Runs all jobs on `threads` threads; results in job order.
+pub fn run_all(scenarios: &[Scenario], jobs: &[Job], threads: usize, progress: &Progress) -> Result<Vec<RunOutput>> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting the worker threads")?;
+    pool.install(|| jobs.par_iter().map(|job| run_one(&scenarios[job.config], job, progress)).collect())
+}
+
+fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOutput> {
+    let mut tracker = progress.run(scenario.duration);
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        sim::run_observed(scenario, job.seed, &mut |now| tracker.at(now))
+    }))
+    .map_err(|panic| {
+        let msg = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        anyhow!("the simulator panicked: {msg}")
+    })
+    .with_context(|| format!("run with seed {} (repetition {})", job.seed, job.repetition))?;
+    tracker.done();
+    let flows = result
+        .flows
+        .iter()
+        .map(|f| FlowOutput {
+            name: f.name.clone(),
+            metrics: flow_metrics(&f.records, f.duration),
+            app_latency_ms: latency_samples_ms(&f.records, Milestone::App, Origin::Write),
+        })
+        .collect();
+    Ok(RunOutput {
+        config: job.config,
+        repetition: job.repetition,
+        seed: job.seed,
+        flows,
+        end_time_s: result.end_time.as_secs_f64(),
+        events_processed: result.events_processed,
+        drain_bound_hit: result.drain_bound_hit,
+    })
+}
