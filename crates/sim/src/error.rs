@@ -35,8 +35,18 @@ impl ScenarioError {
     }
 
     pub(crate) fn from_serde(err: serde_path_to_error::Error<toml::de::Error>) -> Self {
-        let path = err.path().to_string();
-        let key = if path == "." { String::new() } else { path };
+        use serde_path_to_error::Segment;
+        let key = err
+            .path()
+            .iter()
+            .filter_map(|s| match s {
+                Segment::Seq { index } => Some(index.to_string()),
+                Segment::Map { key } => Some(key.clone()),
+                Segment::Enum { variant } => Some(variant.clone()),
+                Segment::Unknown => None,
+            })
+            .collect::<Vec<_>>()
+            .join(".");
         let inner = err.into_inner();
         let message = inner.message().trim().to_string();
         let key = if key.is_empty() { "(top level)".to_string() } else { key };

@@ -15,25 +15,10 @@ use std::collections::VecDeque;
 /// Bytes of framing outside the TCP header: Ethernet II header (14) + IPv4 header (20).
 pub const FRAMING_BYTES: u32 = 14 + 20;
 
-/// TCP header length with the options in `opts`, padded to 4 bytes (20..=60).
+/// TCP header length with the options in `opts` exactly as the wire codec lays them out
+/// (Linux's word-aligned layout; 20..=60 bytes).
 pub fn tcp_header_len(opts: &thinlab_tcp::TcpOptions) -> u32 {
-    let mut n = 0u32;
-    if opts.mss.is_some() {
-        n += 4;
-    }
-    if opts.window_scale.is_some() {
-        n += 3;
-    }
-    if opts.sack_permitted {
-        n += 2;
-    }
-    if opts.timestamps.is_some() {
-        n += 10;
-    }
-    if !opts.sack_blocks.is_empty() {
-        n += 2 + 8 * opts.sack_blocks.len() as u32;
-    }
-    (20 + n.div_ceil(4) * 4).min(60)
+    thinlab_tcp::wire::header_len(opts) as u32
 }
 
 /// Bytes a segment occupies on a link: framing + TCP header with options + payload.
