@@ -82,6 +82,7 @@ impl Endpoint {
     fn accept_syn(&mut self, seg: &Segment) {
         self.irs = seg.seq;
         self.neg = negotiate(&self.cfg, &seg.options);
+        self.rec.sack = self.neg.sack;
         if let Some((tsval, _)) = seg.options.timestamps {
             self.ts_recent = tsval;
         }

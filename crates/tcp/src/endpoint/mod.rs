@@ -317,6 +317,15 @@ impl Endpoint {
 
     // --- additional read-only accessors (diagnostics, tests, later mechanisms)
 
+    /// The most recent RTT sample.
+    pub fn rtt_latest(&self) -> Option<Duration> {
+        self.rtt.latest()
+    }
+    /// The RTT estimator (for thin-stream detection and TLP later).
+    pub fn rtt_estimator(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
     /// Congestion window, segments.
     pub fn cwnd(&self) -> u32 {
         self.cc.cwnd()
