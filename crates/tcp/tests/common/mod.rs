@@ -236,6 +236,11 @@ pub struct Pair {
     pub events_a: Vec<Event>,
     pub events_b: Vec<Event>,
     pub dropped: Vec<(bool, Segment)>,
+    /// A closes at this time (after its scheduled writes up to then).
+    pub close_a_at: Option<Instant>,
+    /// B closes once it has read A's FIN.
+    pub b_closes_on_eof: bool,
+    b_closed: bool,
     isn_a: u32,
     isn_b: u32,
 }
@@ -262,6 +267,9 @@ impl Pair {
             events_a: Vec::new(),
             events_b: Vec::new(),
             dropped: Vec::new(),
+            close_a_at: None,
+            b_closes_on_eof: true,
+            b_closed: false,
             isn_a,
             isn_b,
         }
@@ -309,6 +317,19 @@ impl Pair {
         while let Some(b) = self.b.read() {
             self.read_b.push((now, b));
         }
+        if self.b_closes_on_eof && !self.b_closed && self.b.peer_closed() {
+            self.b_closed = true;
+            self.b.close(now);
+            while let Some(s) = self.b.poll_transmit(now) {
+                self.sent_ba += 1;
+                if Self::should_drop(&mut self.drop_ba, self.sent_ba, &s, self.isn_b, now) {
+                    self.dropped.push((false, s));
+                } else {
+                    self.counter += 1;
+                    self.inflight.insert((now + self.delay, self.counter), (false, s));
+                }
+            }
+        }
         while let Some(b) = self.a.read() {
             self.read_a.push((now, b));
         }
@@ -325,13 +346,16 @@ impl Pair {
             assert!(steps < 1_000_000, "pair run does not terminate");
             let next_arrival = self.inflight.keys().next().map(|k| k.0);
             let next_write = self.writes_a.first().map(|w| w.0);
-            let cands = [next_arrival, next_write, self.a.poll_timeout(), self.b.poll_timeout()];
+            let cands = [next_arrival, next_write, self.close_a_at, self.a.poll_timeout(), self.b.poll_timeout()];
             let Some(t) = cands.iter().flatten().copied().min() else { break };
             if t > until {
                 break;
             }
             self.now = t;
-            if next_write == Some(t) {
+            if self.close_a_at == Some(t) && next_write != Some(t) {
+                self.close_a_at = None;
+                self.a.close(t);
+            } else if next_write == Some(t) {
                 let (_, data) = self.writes_a.remove(0);
                 let n = self.a.write(t, &data).expect("write");
                 assert_eq!(n, data.len(), "send buffer full in test");
@@ -353,6 +377,27 @@ impl Pair {
             self.flush();
         }
         self.now = self.now.max(until.min(self.now));
+    }
+
+    /// Schedule `n` writes of `size` bytes every `interval` from `start`; byte i of the stream
+    /// is `(i % 251) as u8`. Returns the write times.
+    pub fn schedule_writes(&mut self, start: Instant, interval: Duration, n: usize, size: usize) -> Vec<Instant> {
+        let mut off = self.writes_a.iter().map(|w| w.1.len()).sum::<usize>();
+        let mut times = Vec::new();
+        for k in 0..n {
+            let t = start + interval * k as u32;
+            let data: Vec<u8> = (off..off + size).map(|i| (i % 251) as u8).collect();
+            off += size;
+            self.writes_a.push((t, data));
+            times.push(t);
+        }
+        self.writes_a.sort_by_key(|w| w.0);
+        times
+    }
+
+    /// Everything scheduled for A, concatenated.
+    pub fn expected_b(&self) -> Vec<u8> {
+        self.writes_a.iter().flat_map(|w| w.1.iter().copied()).collect()
     }
 
     pub fn received_b(&self) -> Vec<u8> {
