@@ -146,11 +146,16 @@ pub fn cdf_svg(series: &[Series], spec: &PlotSpec) -> Result<String, PlotError> 
             View::Ccdf => "fraction of writes ≥ x (CCDF)",
         };
         let ctx = Ctx { root: &root, lines: &lines, spec, y_label };
+        let y_log = (y_min / 2.0)..1.5;
+        let log = |r: std::ops::Range<f64>| {
+            let (bold, light) = log_ticks(r.start, r.end);
+            r.log_scale().with_key_points(bold).with_light_points(light)
+        };
         match (spec.log_x, spec.view) {
             (false, View::Cdf) => ctx.draw(x_range, 0.0..1.02),
-            (true, View::Cdf) => ctx.draw(x_range.log_scale(), 0.0..1.02),
-            (false, View::Ccdf) => ctx.draw(x_range, (y_min / 2.0..1.5).log_scale()),
-            (true, View::Ccdf) => ctx.draw(x_range.log_scale(), (y_min / 2.0..1.5).log_scale()),
+            (true, View::Cdf) => ctx.draw(log(x_range), 0.0..1.02),
+            (false, View::Ccdf) => ctx.draw(x_range, log(y_log)),
+            (true, View::Ccdf) => ctx.draw(log(x_range), log(y_log)),
         }?;
         root.present().map_err(err)?;
     }
@@ -186,7 +191,8 @@ impl Ctx<'_, '_> {
             .y_desc(self.y_label)
             .axis_desc_style(("sans-serif", 16))
             .label_style(("sans-serif", 13))
-            .light_line_style(RGBColor(235, 235, 235))
+            .max_light_lines(4)
+            .light_line_style(RGBColor(238, 238, 238))
             .bold_line_style(RGBColor(210, 210, 210))
             .x_label_formatter(&|v| format_tick(*v))
             .y_label_formatter(&|v| format_tick(*v))
@@ -203,7 +209,7 @@ impl Ctx<'_, '_> {
         }
         let position = match self.spec.view {
             View::Cdf => SeriesLabelPosition::LowerRight,
-            View::Ccdf => SeriesLabelPosition::UpperRight,
+            View::Ccdf => SeriesLabelPosition::LowerLeft,
         };
         chart
             .configure_series_labels()
@@ -215,6 +221,32 @@ impl Ctx<'_, '_> {
             .map_err(err)?;
         Ok(())
     }
+}
+
+/// Ticks of a log axis over `[lo, hi]`: labelled 1-2-5 steps per decade (only powers of ten
+/// beyond three decades), light grid lines at the other integer multiples.
+fn log_ticks(lo: f64, hi: f64) -> (Vec<f64>, Vec<f64>) {
+    let (mut bold, mut light) = (Vec::new(), Vec::new());
+    if !(lo > 0.0 && hi > lo && hi.is_finite()) {
+        return (bold, light);
+    }
+    let (first, last) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    let few = last - first <= 3;
+    for e in first..=last {
+        let p = 10f64.powi(e);
+        for m in 1..=9 {
+            let v = m as f64 * p;
+            if v < lo || v > hi {
+                continue;
+            }
+            if m == 1 || (few && (m == 2 || m == 5)) {
+                bold.push(v);
+            } else {
+                light.push(v);
+            }
+        }
+    }
+    (bold, light)
 }
 
 /// Tick labels without float noise: 0.001, 0.25, 40, 1200.
@@ -289,6 +321,16 @@ mod tests {
             let svg = cdf_svg(&series(), &PlotSpec::latency("quickstart: app latency", view, log)).unwrap();
             std::fs::write(format!("/tmp/thinlab-plot-{name}.svg"), svg).unwrap();
         }
+    }
+
+    #[test]
+    fn log_tick_marks() {
+        let (bold, light) = log_ticks(40.0, 2500.0);
+        assert_eq!(bold, [50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0]);
+        assert_eq!(light[..3], [40.0, 60.0, 70.0]);
+        let (bold, _) = log_ticks(0.5, 5e5);
+        assert_eq!(bold, [1.0, 10.0, 100.0, 1000.0, 10000.0, 100000.0]);
+        assert_eq!(log_ticks(0.0, 1.0), (vec![], vec![]));
     }
 
     #[test]

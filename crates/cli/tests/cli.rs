@@ -1,0 +1,192 @@
+//! End-to-end tests of the `thinlab` binary: result files and metric names, `--set`, sweep
+//! expansion, and exit code 2 with a message naming the key for every class of bad input.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const SMALL: &str = r#"
+name = "small"
+seed = 7
+duration = "20s"
+repetitions = 2
+
+[network]
+rtt = "100ms"
+bandwidth = "100Mbit"
+
+[network.loss]
+model = "bernoulli"
+rate = 0.0
+
+[[flow]]
+name = "game"
+app = { kind = "fixed", payload_bytes = 120, interval = "140ms" }
+tcp = { profile = "linux-2.6.22", nodelay = true }
+
+[sweep]
+"network.loss.rate" = [0.0, 0.05]
+"#;
+
+const METRICS: [&str; 23] = [
+    "app_latency_ms", "transport_latency_ms", "ack_latency_ms", "app_latency_from_send_ms",
+    "transport_latency_from_send_ms", "ack_latency_from_send_ms", "writes", "bytes_written",
+    "bytes_delivered", "data_packets_sent", "payload_bytes_sent", "unique_bytes_sent",
+    "redundant_bytes_sent", "avg_payload_bytes", "rdb_bundles", "retransmissions",
+    "retransmissions_by_cause", "rto_events", "spurious_retransmissions", "frozen_time_ms",
+    "duration_s", "goodput_bps", "completion_time_ms",
+];
+
+fn thinlab(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_thinlab")).current_dir(dir).args(args).output().expect("run thinlab")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    std::fs::write(dir.join(name), text).unwrap();
+    name.to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn summary(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn run_writes_every_file_with_every_metric() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = write(tmp.path(), "s.toml", SMALL);
+    let o = thinlab(tmp.path(), &["run", &f, "--out", "out", "--jobs", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("network.loss.rate=0.05") && stdout.contains("p99"), "{stdout}");
+    let out = tmp.path().join("out");
+    let s = summary(&out);
+    assert_eq!(s["scenario"], "small");
+    assert!(s["version"].is_string());
+    let runs = s["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    let seeds: Vec<u64> = runs.iter().map(|r| r["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds, [7, 8, 7, 8]);
+    assert_eq!(runs[3]["params"]["network.loss.rate"], 0.05);
+    assert_eq!(runs[3]["repetition"], 1);
+    for r in runs {
+        let flows = r["flows"].as_array().unwrap();
+        assert_eq!(flows.len(), 1);
+        assert_eq!(flows[0]["name"], "game");
+        let m = flows[0]["metrics"].as_object().unwrap();
+        for name in METRICS {
+            assert!(m.contains_key(name), "metric {name} missing");
+        }
+        for k in ["mean", "p50", "p90", "p99", "p999", "max", "count"] {
+            assert!(m["app_latency_ms"].get(k).is_some(), "app_latency_ms.{k}");
+        }
+        for k in ["rto", "fast", "early", "tlp"] {
+            assert!(m["retransmissions_by_cause"][k].is_u64(), "retransmissions_by_cause.{k}");
+        }
+        assert!(m["app_latency_ms"]["count"].as_u64().unwrap() > 100);
+    }
+    let mut csv = csv::Reader::from_path(out.join("runs.csv")).unwrap();
+    let header: Vec<String> = csv.headers().unwrap().iter().map(String::from).collect();
+    for col in ["network.loss.rate", "repetition", "seed", "flow", "app_latency_ms.p99", "app_latency_ms.count",
+        "ack_latency_from_send_ms.max", "retransmissions_by_cause.rto", "completion_time_ms", "goodput_bps"] {
+        assert!(header.iter().any(|h| h == col), "runs.csv column {col} missing: {header:?}");
+    }
+    assert_eq!(csv.records().count(), 4);
+    let mut cdf = csv::Reader::from_path(out.join("latency_cdf.csv")).unwrap();
+    assert_eq!(cdf.headers().unwrap(), vec!["configuration", "flow", "latency_ms", "fraction"]);
+    let rows: Vec<csv::StringRecord> = cdf.records().map(Result::unwrap).collect();
+    assert!(rows.iter().any(|r| &r[0] == "network.loss.rate=0.05"));
+    assert!(rows.iter().any(|r| &r[3] == "1"), "CDFs end at 1");
+    for svg in ["latency_cdf.svg", "latency_ccdf.svg"] {
+        let text = std::fs::read_to_string(out.join(svg)).unwrap();
+        assert!(text.starts_with("<svg") && text.contains("network.loss.rate=0.05"), "{svg}");
+    }
+}
+
+#[test]
+fn sweep_product_and_set_overrides() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = format!("{SMALL}\"network.rtt\" = [\"50ms\", \"100ms\", \"200ms\"]\n");
+    let f = write(tmp.path(), "s.toml", &text);
+    let o = thinlab(tmp.path(), &["run", &f, "--out", "a", "--quiet", "--set", "duration=5s", "--set", "repetitions=1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.is_empty(), "--quiet prints nothing");
+    let s = summary(&tmp.path().join("a"));
+    let runs = s["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 6, "2 loss rates × 3 RTTs × 1 repetition");
+    assert_eq!(runs[0]["params"].as_object().unwrap().len(), 2);
+    assert_eq!(s["overrides"]["duration"], "5s");
+    let d = runs[0]["flows"][0]["metrics"]["duration_s"].as_f64().unwrap();
+    assert!((4.0..=6.0).contains(&d), "duration_s = {d}");
+
+    // A --set of a swept key fixes it; --set creates keys the file does not have; default --out.
+    let o = thinlab(tmp.path(), &["run", &f, "--quiet", "--set", "network.loss.rate=0.02",
+        "--set", "name=renamed", "--set", "repetitions=1", "--set", "duration=5s",
+        "--set", "network.forward.loss.model=bernoulli", "--set", "network.forward.loss.rate=0.1",
+        "--set", "flow.0.tcp.mechanisms=[rdb,linear-timeouts]"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = summary(&tmp.path().join("results/renamed"));
+    assert_eq!(s["scenario"], "renamed");
+    let runs = s["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3, "only the RTT axis is left");
+    assert!(runs.iter().all(|r| r["params"].get("network.loss.rate").is_none()));
+    assert_eq!(s["overrides"]["flow.0.tcp.mechanisms"], serde_json::json!(["rdb", "linear-timeouts"]));
+}
+
+/// Runs a bad input and checks exit code 2 and that stderr names every `needles`.
+fn assert_bad(dir: &Path, args: &[&str], needles: &[&str]) {
+    let o = thinlab(dir, args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: stderr does not name {n:?}: {err}");
+    }
+}
+
+fn with(base: &str, from: &str, to: &str) -> String {
+    assert!(base.contains(from), "{from}");
+    base.replacen(from, to, 1)
+}
+
+#[test]
+fn bad_scenarios_exit_2_naming_the_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        ("unknown key", with(SMALL, "seed = 7", "seed = 7\nbogus_key = 1"), vec!["bogus_key"]),
+        ("unknown nested key", with(SMALL, "rtt = \"100ms\"", "rtt = \"100ms\"\nlatency = 3"), vec!["latency"]),
+        ("wrong type", with(SMALL, "rtt = \"100ms\"", "rtt = true"), vec!["network.rtt"]),
+        ("negative rate", with(SMALL, "\"100Mbit\"", "\"-5Mbit\""), vec!["network.bandwidth", "-5Mbit"]),
+        ("negative loss", with(SMALL, "rate = 0.0", "rate = -0.1"), vec!["network.loss.rate", "-0.1"]),
+        ("loss rate > 1", with(SMALL, "rate = 0.0", "rate = 1.5"), vec!["network.loss.rate", "1.5"]),
+        ("missing flow", SMALL[..SMALL.find("[[flow]]").unwrap()].to_string(), vec!["flow"]),
+        ("sweep not a list", with(SMALL, "[0.0, 0.05]", "0.05"), vec!["network.loss.rate", "0.05", "list"]),
+        ("sweep value bad", with(SMALL, "[0.0, 0.05]", "[0.0, 2.0]"), vec!["network.loss.rate", "2"]),
+        ("not TOML", "name = \n".to_string(), vec!["s.toml", "TOML"]),
+    ];
+    for (what, text, needles) in cases {
+        let f = write(d, "s.toml", &text);
+        eprintln!("case: {what}");
+        assert_bad(d, &["run", &f, "--out", "o", "--quiet"], &needles);
+    }
+}
+
+#[test]
+fn bad_arguments_exit_2_naming_the_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let f = write(d, "s.toml", SMALL);
+    assert_bad(d, &["run", "missing.toml"], &["missing.toml"]);
+    assert_bad(d, &["run", &f, "--set", "duration"], &["duration", "KEY=VALUE"]);
+    assert_bad(d, &["run", &f, "--set", "network..rate=1"], &["network..rate"]);
+    assert_bad(d, &["run", &f, "--set", "flow.3.name=x"], &["flow.3.name", "index 3"]);
+    assert_bad(d, &["run", &f, "--set", "name.x=1"], &["name.x"]);
+    assert_bad(d, &["run", &f, "--set", "network.loss.rate=lots"], &["network.loss.rate", "lots"]);
+    assert_bad(d, &["run", &f, "--set", "duration=soon"], &["duration", "soon"]);
+    assert_bad(d, &["run", &f, "--jobs", "0"], &["--jobs"]);
+    assert_bad(d, &["run"], &["SCENARIO"]);
+    assert_bad(d, &["frobnicate"], &["frobnicate"]);
+}
