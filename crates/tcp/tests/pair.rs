@@ -13,6 +13,11 @@ fn thin_cfg() -> TcpConfig {
     c
 }
 
+/// Property-test cases: 64, or `PROPTEST_CASES`.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
+}
+
 fn count_kind(evs: &[Event], k: SendKind) -> usize {
     evs.iter().filter(|e| matches!(e, Event::Sent { kind, .. } if *kind == k)).count()
 }
@@ -132,7 +137,7 @@ fn receiver_window_limits_and_reopens() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
     /// Any drop pattern: the receiver's byte stream equals the sender's and the run ends.
     #[test]
     fn any_drops_deliver_the_same_bytes(
@@ -154,5 +159,45 @@ proptest! {
         pair.run(ms(3_000_000));
         prop_assert_eq!(pair.received_b(), expected);
         prop_assert!(pair.b.peer_closed());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+    /// Loss, reordering and duplication in both directions: same bytes, the run ends, and
+    /// the sender's bookkeeping is clean at the end.
+    #[test]
+    fn any_drops_reordering_duplication(
+        drops_ab in proptest::collection::vec(1usize..120, 0..10),
+        drops_ba in proptest::collection::vec(1usize..120, 0..10),
+        delay_ab in proptest::collection::vec((1usize..120, 1u64..200), 0..10),
+        delay_ba in proptest::collection::vec((1usize..120, 1u64..200), 0..10),
+        dup_ab in proptest::collection::vec(1usize..120, 0..6),
+        dup_ba in proptest::collection::vec(1usize..120, 0..6),
+        sack: bool, ts: bool, nodelay: bool, writes in 1usize..40, size in 1usize..4000,
+        interval in 0u64..100, profile in 0usize..4,
+    ) {
+        let mut c = TcpConfig::from_profile(Profile::ALL[profile]);
+        c.sack = sack;
+        c.timestamps = ts;
+        c.nodelay = nodelay;
+        c.send_buffer = 1 << 20;
+        c.syn_retries = 10;
+        let mut pair = Pair::new(c.clone(), c, dur(15));
+        pair.drop_ab.nth = drops_ab;
+        pair.drop_ba.nth = drops_ba;
+        pair.drop_ab.delay = delay_ab.into_iter().map(|(n, d)| (n, dur(d))).collect();
+        pair.drop_ba.delay = delay_ba.into_iter().map(|(n, d)| (n, dur(d))).collect();
+        pair.drop_ab.dup = dup_ab;
+        pair.drop_ba.dup = dup_ba;
+        pair.schedule_writes(ms(100), dur(interval), writes, size);
+        let expected = pair.expected_b();
+        pair.close_a_at = Some(ms(100) + dur(interval) * writes as u32 + dur(1));
+        pair.run(ms(10_000_000));
+        prop_assert_eq!(pair.received_b(), expected);
+        prop_assert!(pair.b.peer_closed());
+        prop_assert_eq!(pair.a.bytes_unacked(), 0);
+        prop_assert_eq!(pair.a.packets_out(), 0);
+        prop_assert_eq!(pair.a.state(), State::Closed);
     }
 }

@@ -14,7 +14,8 @@
 //!
 //! Deviations and choices (see also the module headers): a SYN's payload is ignored; a RST in
 //! SYN-RECEIVED closes the endpoint instead of returning to LISTEN; PAWS (RFC 7323 §5) is not
-//! implemented; FIN-WAIT-2 has no timeout; `Event::Acked` reports data offsets only (an ACK
+//! implemented; FIN-WAIT-2 has no timeout; `close` in SYN-SENT with data written keeps the
+//! connection and sends data and FIN after the handshake; `Event::Acked` reports data offsets only (an ACK
 //! of just our FIN produces none); handshake retransmissions produce `Sent{kind: Handshake}`
 //! but no `RtoFired` and are not counted in `rto_events`.
 
@@ -218,10 +219,11 @@ impl Endpoint {
     /// Application close: send FIN after all written data.
     pub fn close(&mut self, now: Instant) {
         match self.state {
-            State::Listen | State::SynSent => {
-                self.set_state(now, State::Closed);
-            }
-            State::SynReceived => {
+            State::Listen => self.set_state(now, State::Closed),
+            // RFC 9293 deletes the TCB of a SYN-SENT connection; with data already written we
+            // keep it and send the data and FIN once established (like SYN-RECEIVED).
+            State::SynSent if self.snd.written == 0 => self.set_state(now, State::Closed),
+            State::SynSent | State::SynReceived => {
                 self.close_requested = true;
                 self.snd.fin_queued = true;
             }

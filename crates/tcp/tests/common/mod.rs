@@ -214,6 +214,10 @@ pub struct DropRule {
     pub seq: Vec<u64>,
     /// Drop everything sent in `[from, to)`.
     pub blackout: Option<(Instant, Instant)>,
+    /// Extra delay for the n-th segment (reordering).
+    pub delay: Vec<(usize, Duration)>,
+    /// Deliver the n-th segment twice (the copy 1 ms later).
+    pub dup: Vec<usize>,
 }
 
 pub struct Pair {
@@ -294,25 +298,37 @@ impl Pair {
         false
     }
 
+    fn enqueue(&mut self, to_b: bool, s: Segment) {
+        let now = self.now;
+        let (idx, rule, isn) = if to_b {
+            self.sent_ab += 1;
+            (self.sent_ab, &mut self.drop_ab, self.isn_a)
+        } else {
+            self.sent_ba += 1;
+            (self.sent_ba, &mut self.drop_ba, self.isn_b)
+        };
+        if Self::should_drop(rule, idx, &s, isn, now) {
+            self.dropped.push((to_b, s));
+            return;
+        }
+        let extra = rule.delay.iter().find(|d| d.0 == idx).map_or(Duration::ZERO, |d| d.1);
+        let dup = rule.dup.contains(&idx);
+        let at = now + self.delay + extra;
+        if dup {
+            self.counter += 1;
+            self.inflight.insert((at + dur(1), self.counter), (to_b, s.clone()));
+        }
+        self.counter += 1;
+        self.inflight.insert((at, self.counter), (to_b, s));
+    }
+
     fn flush(&mut self) {
         let now = self.now;
         while let Some(s) = self.a.poll_transmit(now) {
-            self.sent_ab += 1;
-            if Self::should_drop(&mut self.drop_ab, self.sent_ab, &s, self.isn_a, now) {
-                self.dropped.push((true, s));
-            } else {
-                self.counter += 1;
-                self.inflight.insert((now + self.delay, self.counter), (true, s));
-            }
+            self.enqueue(true, s);
         }
         while let Some(s) = self.b.poll_transmit(now) {
-            self.sent_ba += 1;
-            if Self::should_drop(&mut self.drop_ba, self.sent_ba, &s, self.isn_b, now) {
-                self.dropped.push((false, s));
-            } else {
-                self.counter += 1;
-                self.inflight.insert((now + self.delay, self.counter), (false, s));
-            }
+            self.enqueue(false, s);
         }
         while let Some(b) = self.b.read() {
             self.read_b.push((now, b));
@@ -321,13 +337,7 @@ impl Pair {
             self.b_closed = true;
             self.b.close(now);
             while let Some(s) = self.b.poll_transmit(now) {
-                self.sent_ba += 1;
-                if Self::should_drop(&mut self.drop_ba, self.sent_ba, &s, self.isn_b, now) {
-                    self.dropped.push((false, s));
-                } else {
-                    self.counter += 1;
-                    self.inflight.insert((now + self.delay, self.counter), (false, s));
-                }
+                self.enqueue(false, s);
             }
         }
         while let Some(b) = self.a.read() {
