@@ -12,11 +12,10 @@ mod paths;
 mod progress;
 mod run;
 mod runner;
-mod sim_stub;
 mod sweep;
 mod table;
 
-use sim_stub as sim;
+use thinlab_sim as sim;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -34,6 +34,8 @@ struct RunJson<'a> {
     end_time_s: f64,
     events_processed: u64,
     drain_bound_hit: bool,
+    dropped_loss: u64,
+    dropped_queue: u64,
 }
 
 #[derive(Serialize)]
@@ -114,6 +116,8 @@ impl Results<'_> {
                 end_time_s: r.end_time_s,
                 events_processed: r.events_processed,
                 drain_bound_hit: r.drain_bound_hit,
+                dropped_loss: r.dropped_loss,
+                dropped_queue: r.dropped_queue,
             })
             .collect();
         let summary = Summary {

@@ -25,6 +25,9 @@ pub struct RunOutput {
     pub end_time_s: f64,
     pub events_processed: u64,
     pub drain_bound_hit: bool,
+    /// Packets dropped in the network: loss model and queue overflow.
+    pub dropped_loss: u64,
+    pub dropped_queue: u64,
 }
 
 pub struct FlowOutput {
@@ -86,5 +89,7 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
         end_time_s: result.end_time.as_secs_f64(),
         events_processed: result.events_processed,
         drain_bound_hit: result.drain_bound_hit,
+        dropped_loss: result.drops.loss_forward + result.drops.loss_reverse,
+        dropped_queue: result.drops.queue_forward + result.drops.queue_reverse + result.drops.queue_access,
     })
 }
