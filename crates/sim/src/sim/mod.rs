@@ -323,7 +323,7 @@ impl<'a> Sim<'a> {
                 let active_end = if fl.source.closes() {
                     records.last_delivery.map_or(now, |t| t.as_nanos())
                 } else {
-                    stop.min(now)
+                    stop
                 };
                 let (dropped_loss, dropped_queue) = self.net.flow_drops(i);
                 FlowResult {
