@@ -49,7 +49,7 @@ pub fn ts_clock(now: Instant) -> u32 {
 
 /// Options of our SYN (active open) or SYN-ACK (`peer` = the SYN's options).
 pub fn handshake_options(cfg: &TcpConfig, peer: Option<&TcpOptions>, tsval: u32) -> TcpOptions {
-    let offered = |ours: bool, theirs: fn(&TcpOptions) -> bool| ours && peer.map_or(true, theirs);
+    let offered = |ours: bool, theirs: fn(&TcpOptions) -> bool| ours && peer.is_none_or(theirs);
     let mut o = TcpOptions { mss: Some(cfg.mss), ..TcpOptions::default() };
     if offered(cfg.window_scale, |p| p.window_scale.is_some()) {
         o.window_scale = Some(our_wscale(cfg.recv_buffer));

@@ -225,6 +225,6 @@ trait NoneOrLe {
 }
 impl NoneOrLe for Option<u64> {
     fn is_none_or_le(&self, x: u64) -> bool {
-        self.map_or(true, |r| r <= x)
+        self.is_none_or(|r| r <= x)
     }
 }

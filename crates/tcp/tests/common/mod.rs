@@ -24,18 +24,19 @@ pub fn dur(x: u64) -> Duration {
 
 /// A config for scripts: small numbers, deterministic, no timestamps unless asked.
 pub fn cfg() -> TcpConfig {
-    let mut c = TcpConfig::default();
-    c.timestamps = false;
-    c.window_scale = false;
-    c.sack = false;
-    c.mss = 1000;
-    c.nodelay = true;
-    c.initial_window = 10;
-    c.rto_initial = dur(1000);
-    c.delayed_ack = thinlab_tcp::DelayedAckModel::Off;
-    c.recv_buffer = 60_000;
-    c.time_wait = dur(60_000);
-    c
+    TcpConfig {
+        timestamps: false,
+        window_scale: false,
+        sack: false,
+        mss: 1000,
+        nodelay: true,
+        initial_window: 10,
+        rto_initial: dur(1000),
+        delayed_ack: thinlab_tcp::DelayedAckModel::Off,
+        recv_buffer: 60_000,
+        time_wait: dur(60_000),
+        ..TcpConfig::default()
+    }
 }
 
 /// Everything the endpoint sends until it has nothing more.
@@ -99,8 +100,7 @@ impl Peer {
     fn base(&self, seq_off: i64, flags: Flags) -> Segment {
         let seq = (self.isn as i64 + 1 + seq_off) as u32;
         let ack = self.ep_isn.wrapping_add(1).wrapping_add(self.ack as u32).wrapping_add(self.fin_acked as u32);
-        let mut options = TcpOptions::default();
-        options.timestamps = self.ts;
+        let options = TcpOptions { timestamps: self.ts, ..TcpOptions::default() };
         Segment {
             src_port: PEER_PORT,
             dst_port: EP_PORT,
