@@ -209,7 +209,7 @@ impl Ctx<'_, '_> {
         }
         let position = match self.spec.view {
             View::Cdf => SeriesLabelPosition::LowerRight,
-            View::Ccdf => SeriesLabelPosition::LowerLeft,
+            View::Ccdf => SeriesLabelPosition::UpperRight,
         };
         chart
             .configure_series_labels()
