@@ -287,3 +287,30 @@ fn timestamps_are_echoed() {
     let out = drain(&mut ep, ms(50));
     assert_eq!(out[0].options.timestamps, Some((50, 600)));
 }
+
+#[test]
+fn small_window_is_used_after_the_persist_timeout() {
+    let (mut ep, mut p) = client(cfg(), mss_opts(1000), ms(10));
+    p.window = 500;
+    ep.handle_segment(ms(11), p.ack(0));
+    ep.write(ms(20), &[0u8; 2000]).unwrap();
+    // 500 bytes < half the largest window ever offered (65535): sender SWS avoidance waits
+    assert!(drain(&mut ep, ms(20)).is_empty());
+    let rto = ep.rto();
+    let out = run_until(&mut ep, ms(20) + rto);
+    assert_eq!(out.len(), 1, "override timeout sends what fits");
+    assert_data(&p, &out[0].1, 0, 500);
+}
+
+#[test]
+fn every_data_segment_is_reported_as_arrived() {
+    let (mut ep, p) = client(cfg(), mss_opts(1000), ms(10));
+    ep.handle_segment(ms(20), p.data(0, 100));
+    ep.handle_segment(ms(21), p.data(0, 100)); // duplicate, dropped as old
+    let evs = events(&mut ep);
+    let arrived: Vec<_> = evs.iter().filter(|e| matches!(e, Event::Arrived { .. })).collect();
+    assert_eq!(arrived.len(), 2);
+    let delivered = evs.iter().filter(|e| matches!(e, Event::Delivered { .. })).count();
+    assert_eq!(delivered, 1);
+    assert_eq!(ep.stats().dropped_out_of_window, 1);
+}

@@ -285,3 +285,33 @@ fn gives_up_after_max_retries() {
     assert_eq!(ep.stats().rto_events, 2);
     assert_eq!(ep.write(ms(1_000_001), b"x"), Err(thinlab_tcp::EndpointError::TimedOut));
 }
+
+#[test]
+fn spurious_rto_detected_with_timestamps() {
+    let mut c = cfg();
+    c.timestamps = true;
+    let o = TcpOptions { mss: Some(1000), timestamps: Some((1, 0)), ..Default::default() };
+    let (mut ep, mut p) = sent(c, o, 1);
+    let rto = ep.rto();
+    let out = run_until(&mut ep, ms(1000) + rto);
+    assert_eq!(out.len(), 1);
+    // the ACK of the *original* transmission (TSval 1000) arrives late
+    p.ts = Some((2, 1000));
+    ep.handle_segment(ms(1000) + rto + dur(5), p.ack(1000));
+    assert_eq!(ep.stats().spurious_retransmissions, 1);
+
+    // a genuine loss: the ACK echoes the retransmission's TSval
+    let c2 = {
+        let mut c = cfg();
+        c.timestamps = true;
+        c
+    };
+    let o = TcpOptions { mss: Some(1000), timestamps: Some((1, 0)), ..Default::default() };
+    let (mut ep, mut p) = sent(c2, o, 1);
+    let rto = ep.rto();
+    let out = run_until(&mut ep, ms(1000) + rto);
+    let tsval = out[0].1.options.timestamps.unwrap().0;
+    p.ts = Some((2, tsval));
+    ep.handle_segment(ms(1000) + rto + dur(100), p.ack(1000));
+    assert_eq!(ep.stats().spurious_retransmissions, 0);
+}

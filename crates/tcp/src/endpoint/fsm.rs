@@ -7,7 +7,7 @@
 
 use super::options::{negotiate, Negotiated};
 use super::{Endpoint, EndpointError, State};
-use crate::event::DropReason;
+use crate::event::{DropReason, Event};
 use crate::seq::{from_wire, to_wire};
 use crate::time::Instant;
 use crate::wire::{Flags, Segment};
@@ -153,6 +153,11 @@ impl Endpoint {
         let rcv_nxt = self.rcv_nxt_seq();
         let start = from_wire(self.irs, seg.seq, rcv_nxt);
         let seg_len = seg.seq_len() as u64;
+        if !seg.payload.is_empty() && !f.rst() {
+            // every data segment that reaches the connection, as a capture would see it
+            let end = start + seg.payload.len() as i64;
+            self.events.push_back(Event::Arrived { at: now, start: start.max(0) as u64, end: end.max(0) as u64 });
+        }
         let wnd = self.rcv_adv.saturating_sub(rcv_nxt);
         if !acceptable(start, seg_len, rcv_nxt, wnd) {
             if !f.rst() {

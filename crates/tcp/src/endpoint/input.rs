@@ -5,7 +5,10 @@
 //! Order on an ACK: classify (duplicate ACK per mechanisms.md §4, judged against the window we
 //! held *before* this segment), cumulative ACK (queue, `Event::Acked`), SACK blocks, RTT
 //! sample and backoff reset, recovery state machine, congestion-window growth, RTO timer,
-//! window update (SND.WL1/WL2), persist timer, FIN-acked transitions.
+//! window update (SND.WL1/WL2), persist timer, FIN-acked transitions. The RTO timer is
+//! restarted on every ACK of new data, partial ACKs in recovery included (RFC 6582
+//! "Slow-but-Steady", as Linux). Spurious retransmissions are counted by Eifel detection
+//! (RFC 3522) when timestamps are in use; D-SACK is ignored.
 
 use super::delayed_ack::{AckDecision, Arrival};
 use super::timers::TimerKind;
@@ -74,6 +77,13 @@ impl Endpoint {
                 None
             };
             sample = rto::rtt_sample(now, &summary, ts);
+            if let (Some(at), Some((_, ecr)), true) =
+                (summary.last_retransmit_at, seg.options.timestamps, self.neg.timestamps)
+            {
+                if rto::is_spurious(ecr, super::options::ts_clock(at)) {
+                    self.stats.spurious_retransmissions += 1;
+                }
+            }
             if let Some(r) = sample {
                 self.rtt.on_sample(r);
                 self.backoff = 0;
@@ -124,11 +134,6 @@ impl Endpoint {
     /// Text of an acceptable segment in a state that receives data.
     pub(super) fn on_data(&mut self, now: Instant, start: i64, mut payload: Bytes) {
         let len = payload.len();
-        self.events.push_back(Event::Arrived {
-            at: now,
-            start: start.max(0) as u64,
-            end: (start + len as i64).max(0) as u64,
-        });
         let mut start = start;
         if start < 0 {
             // data riding on a retransmitted SYN: skip the part before offset 0

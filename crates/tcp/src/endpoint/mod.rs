@@ -96,6 +96,9 @@ pub struct Endpoint {
     syn_retransmitted: bool,
     syn_retries: u32,
     probe_pending: bool,
+    /// The persist timer fired with a small non-zero window: send what fits, overriding
+    /// sender SWS avoidance and Nagle once (RFC 9293 §3.8.6.2.1 override timeout).
+    sws_override: bool,
     persist_backoff: u32,
     rst_pending: Option<Segment>,
     /// Last transmission of data (or FIN).
@@ -148,6 +151,7 @@ impl Endpoint {
             syn_retransmitted: false,
             syn_retries: 0,
             probe_pending: false,
+            sws_override: false,
             persist_backoff: 0,
             rst_pending: None,
             last_send: None,
@@ -437,7 +441,7 @@ impl Endpoint {
                     return;
                 }
                 self.syn_retries += 1;
-                self.backoff += 1;
+                self.backoff = crate::recovery::rto::backoff_after_expiry(self.backoff);
                 self.syn_retransmitted = true;
                 self.syn_pending = true;
             }
@@ -456,7 +460,7 @@ impl Endpoint {
                 if let Some(t) = self.last_send {
                     self.stats.frozen_time += now - t;
                 }
-                self.backoff += 1;
+                self.backoff = crate::recovery::rto::backoff_after_expiry(self.backoff);
                 self.retries += 1;
                 self.events.push_back(Event::RtoFired { at: now, rto: expired, backoff: self.backoff });
                 self.rec.on_rto(&mut self.snd, &mut self.cc, now);
@@ -467,11 +471,16 @@ impl Endpoint {
     }
 
     fn on_persist_timer(&mut self, now: Instant) {
-        if self.snd_wnd > 0 || self.snd.unsent_len() == 0 || !self.snd.is_empty() {
+        if self.snd.unsent_len() == 0 || !self.snd.is_empty() {
             self.persist_backoff = 0;
             return;
         }
-        self.probe_pending = true;
+        let usable = (self.snd.una + self.snd_wnd).saturating_sub(self.snd.nxt);
+        if usable > 0 {
+            self.sws_override = true;
+        } else {
+            self.probe_pending = true;
+        }
         self.persist_backoff += 1;
         let d = backed_off(self.rtt.rto(), self.persist_backoff, self.cfg.rto_max);
         self.timers.set(TimerKind::Persist, now + d);

@@ -133,7 +133,8 @@ impl Endpoint {
         let mss = self.neg.send_mss as u64;
         let usable = (self.snd.una + self.snd_wnd).saturating_sub(self.snd.nxt);
         let len = unsent.min(mss).min(usable);
-        if unsent > 0 && (len == 0 || sws_holds(len, mss, unsent, self.max_snd_wnd)) {
+        let force = std::mem::take(&mut self.sws_override);
+        if unsent > 0 && (len == 0 || (!force && sws_holds(len, mss, unsent, self.max_snd_wnd))) {
             // window-limited: with nothing in flight to bring a window update, persist
             if self.snd.is_empty() && !self.timers.is_armed(TimerKind::Persist) {
                 let d = backed_off(self.rtt.rto(), self.persist_backoff, self.cfg.rto_max);
@@ -143,7 +144,7 @@ impl Endpoint {
         }
         let fin = self.snd.fin_queued && self.snd.nxt + len == self.snd.written;
         let outstanding = self.snd.nxt_seq() > self.snd.una_seq();
-        if nagle_holds(self.cfg.nodelay, len, mss, outstanding, fin) {
+        if !force && nagle_holds(self.cfg.nodelay, len, mss, outstanding, fin) {
             return None;
         }
         // RFC 5681 §4.1: restart window after an idle period longer than the RTO

@@ -49,6 +49,8 @@ pub struct AckedSummary {
     pub karn_sent_at: Option<Instant>,
     /// Some acked segment had been retransmitted.
     pub retransmitted_acked: bool,
+    /// Latest retransmission time among the acked retransmitted segments (Eifel detection).
+    pub last_retransmit_at: Option<Instant>,
 }
 
 #[derive(Debug)]
@@ -140,6 +142,10 @@ impl SendQueue {
     }
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &SentSeg> + ExactSizeIterator {
         self.rtx.iter()
+    }
+    /// Index of the first segment starting at or after `off` (the queue is sorted).
+    pub fn index_from(&self, off: u64) -> usize {
+        self.rtx.partition_point(|s| s.start < off)
     }
     pub fn front(&self) -> Option<&SentSeg> {
         self.rtx.front()
@@ -254,6 +260,7 @@ impl SendQueue {
                 if s.ever_retransmitted {
                     karn_ok = false;
                     sum.retransmitted_acked = true;
+                    sum.last_retransmit_at = sum.last_retransmit_at.max(Some(s.last_sent));
                 }
                 oldest.get_or_insert(s.first_sent);
                 sum.segments += 1;
@@ -267,6 +274,7 @@ impl SendQueue {
                     if f.ever_retransmitted {
                         karn_ok = false;
                         sum.retransmitted_acked = true;
+                        sum.last_retransmit_at = sum.last_retransmit_at.max(Some(f.last_sent));
                     }
                     oldest.get_or_insert(f.first_sent);
                 }

@@ -50,6 +50,19 @@ pub fn timer_on_ack(acked_new: bool, still_outstanding: bool) -> TimerOnAck {
     }
 }
 
+/// RFC 6298 §5.5: the backoff after one more expiry (exponential: the RTO doubles).
+/// Extension point for linear timeouts (mechanisms.md §3), which keep it at zero while thin.
+pub fn backoff_after_expiry(backoff: u32) -> u32 {
+    backoff.saturating_add(1)
+}
+
+/// RFC 3522 (Eifel detection with timestamps): a retransmission was spurious if the ACK
+/// covering it echoes a timestamp older than the retransmission's own TSval, i.e. the ACK
+/// was triggered by the original transmission.
+pub fn is_spurious(tsecr: u32, retransmission_tsval: u32) -> bool {
+    tsecr != 0 && (tsecr.wrapping_sub(retransmission_tsval) as i32) < 0
+}
+
 /// RFC 6298 §5.1: arm on a transmission only if the timer is not running.
 pub fn arm_on_send(running: bool) -> bool {
     !running
@@ -62,14 +75,22 @@ mod tests {
     #[test]
     fn karn() {
         let now = Instant::from_millis(100);
-        let clean = AckedSummary { segments: 1, karn_sent_at: Some(Instant::from_millis(30)), retransmitted_acked: false };
+        let clean = AckedSummary { segments: 1, karn_sent_at: Some(Instant::from_millis(30)), ..Default::default() };
         assert_eq!(rtt_sample(now, &clean, None), Some(Duration::from_millis(70)));
-        let rexmit = AckedSummary { segments: 1, karn_sent_at: None, retransmitted_acked: true };
+        let rexmit = AckedSummary { segments: 1, karn_sent_at: None, retransmitted_acked: true, ..Default::default() };
         assert_eq!(rtt_sample(now, &rexmit, None), None);
         assert_eq!(rtt_sample(now, &rexmit, Some(Duration::from_millis(9))), Some(Duration::from_millis(9)));
         assert_eq!(ts_rtt(100, 90), Some(Duration::from_millis(10)));
         assert_eq!(ts_rtt(100, 0), None);
         assert_eq!(ts_rtt(100, 200), None);
+    }
+
+    #[test]
+    fn eifel() {
+        assert!(is_spurious(100, 400));
+        assert!(!is_spurious(400, 400));
+        assert!(!is_spurious(0, 400));
+        assert_eq!(backoff_after_expiry(2), 3);
     }
 
     #[test]

@@ -12,18 +12,17 @@ use crate::endpoint::send_queue::SendQueue;
 /// Returns how many segments became SACKed.
 pub fn apply_blocks(q: &mut SendQueue, blocks: &[(u64, u64)]) -> u32 {
     let mut newly = 0;
-    if blocks.is_empty() {
-        return 0;
-    }
-    for i in 0..q.len() {
-        let s = q.get(i).expect("index in range");
-        if s.sacked {
-            continue;
-        }
-        let (a, b) = (s.start, s.seq_end());
-        if blocks.iter().any(|&(l, r)| l <= a && b <= r && a < b) {
-            q.set_sacked(i);
-            newly += 1;
+    for &(l, r) in blocks {
+        let mut i = q.index_from(l);
+        while let Some(s) = q.get(i) {
+            if s.seq_end() > r {
+                break;
+            }
+            if !s.sacked && s.start < s.seq_end() {
+                q.set_sacked(i);
+                newly += 1;
+            }
+            i += 1;
         }
     }
     newly
