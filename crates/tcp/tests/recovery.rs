@@ -315,3 +315,17 @@ fn spurious_rto_detected_with_timestamps() {
     ep.handle_segment(ms(1000) + rto + dur(100), p.ack(1000));
     assert_eq!(ep.stats().spurious_retransmissions, 0);
 }
+
+#[test]
+fn rto_retransmits_the_head_even_if_sacked() {
+    // RFC 2018 §8: the receiver may renege on SACKed data
+    let mut c = no_lt();
+    c.sack = true;
+    let (mut ep, mut p) = sent(c, sack_opts(1000), 2);
+    ep.handle_segment(ms(1100), p.sack(0, &[(0, 2000)]));
+    let rto = ep.rto();
+    let out = run_until(&mut ep, ms(1100) + rto);
+    assert!(!out.is_empty());
+    assert_data(&p, &out[0].1, 0, 1000);
+    assert_eq!(ep.poll_timeout(), Some(out[0].0 + rto * 2), "timer restarted, backed off");
+}

@@ -464,8 +464,9 @@ impl Endpoint {
                 self.retries += 1;
                 self.events.push_back(Event::RtoFired { at: now, rto: expired, backoff: self.backoff });
                 self.rec.on_rto(&mut self.snd, &mut self.cc, now);
-                // The timer is re-armed (backed off) when the retransmission goes out
-                // (RFC 6298 §5.5–5.6), which `poll_transmit` does at once.
+                // RFC 6298 §5.6: restart with the backed-off RTO (the retransmission itself
+                // goes out at the next `poll_transmit`).
+                self.timers.set(TimerKind::Rto, now + self.rto());
             }
         }
     }

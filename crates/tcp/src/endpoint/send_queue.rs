@@ -215,7 +215,14 @@ impl SendQueue {
     }
 
     /// RTO: every un-SACKed segment is lost and no retransmission is in flight any more.
+    /// The head is lost even if SACKed (RFC 2018 §8: the receiver may have reneged).
     pub fn mark_all_lost(&mut self) {
+        if let Some(h) = self.rtx.front_mut() {
+            if h.sacked {
+                h.sacked = false;
+                self.sacked_out -= 1;
+            }
+        }
         for i in 0..self.rtx.len() {
             let s = &mut self.rtx[i];
             if s.retrans {
@@ -332,5 +339,9 @@ mod tests {
         assert_eq!((q.sacked_out(), q.lost_out(), q.retrans_out()), (1, 0, 0));
         q.mark_all_lost();
         assert_eq!(q.lost_out(), 1);
+        q.set_sacked(0);
+        q.mark_all_lost();
+        assert_eq!((q.sacked_out(), q.lost_out()), (1, 1), "head un-SACKed on RTO");
+        assert!(!q.front().unwrap().sacked);
     }
 }
