@@ -102,13 +102,17 @@ if isinstance(s, dict):
         if vals:
             rec["sim_wall_s"] = float(sum(vals))
     flows = [f for r in (s.get("runs") or []) for f in r.get("flows", [])]
+    for k in ("events_processed", "dropped_queue", "dropped_loss"):
+        v = [r.get(k) for r in (s.get("runs") or []) if isinstance(r.get(k), (int, float))]
+        rec[k] = sum(v) if v else None
     def tot(key):
         v = [f.get("metrics", {}).get(key) for f in flows]
         v = [x for x in v if isinstance(x, (int, float))]
         return sum(v) if v else None
     rec["bytes_delivered"] = tot("bytes_delivered")
     rec["retransmissions"] = tot("retransmissions")
-    rec["goodput_mbps_total"] = (tot("goodput_bps") or 0) / 1e6 if tot("goodput_bps") is not None else None
+    g = tot("goodput_bps")
+    rec["goodput_mbps_total"] = round(g / 1e6, 4) if g is not None else None
     lat = [f.get("metrics", {}).get("app_latency_ms") for f in flows]
     if w == "thin_stream" and lat and isinstance(lat[0], dict):
         rec["app_latency_ms"] = {k: lat[0].get(k) for k in ("mean", "p50", "p99", "p999", "max")}
@@ -168,8 +172,9 @@ for w in dict.fromkeys(r["workload"] for r in recs):
     all_ok &= ok
     verdict = "MET" if ok else ("MET on sim-only" if ok_sim else "NOT MET")
     f = lambda v, p=3: "n/a" if v is None else f"{v:.{p}f}"
-    print(f"{w:<12} {f(tl_proc):>10} {f(tl_sim):>10} {f(ns_run):>9} {f(ratio, 1)+'x':>8} "
-          f"{f(ratio_sim, 1)+'x':>10}  {verdict}")
+    fx = lambda v: "n/a" if v is None else f"{v:.1f}x"
+    print(f"{w:<12} {f(tl_proc):>10} {f(tl_sim):>10} {f(ns_run):>9} {fx(ratio):>8} "
+          f"{fx(ratio_sim):>10}  {verdict}")
     result["workloads"][w] = {
         "thinlab_process_wall_s_best": tl_proc, "thinlab_sim_wall_s_best": tl_sim,
         "ns3_run_wall_s_best": ns_run,
@@ -189,7 +194,9 @@ for w, v in result["workloads"].items():
                                 "cbr_goodput_mbps_total", "bottleneck_queue_drops") if k in n]
             print(f"  sanity {w} ns-3 run {r['run']}: " + ", ".join(f"{k}={n[k]}" for k in keys))
         else:
-            keys = [k for k in ("bytes_delivered", "retransmissions", "goodput_mbps_total") if r.get(k) is not None]
+            keys = [k for k in ("events_processed", "bytes_delivered", "retransmissions",
+                                "goodput_mbps_total", "dropped_queue", "dropped_loss")
+                    if r.get(k) is not None]
             print(f"  sanity {w} thinlab run {r['run']}: " + ", ".join(f"{k}={r[k]}" for k in keys))
 result["all_goals_met"] = all_ok
 json.dump(result, open(f"{out}/vs-ns3.json", "w"), indent=2)
