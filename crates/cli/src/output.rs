@@ -4,7 +4,7 @@
 //! A configuration's latency distribution pools the application-layer latency samples of all
 //! its repetitions. With several flows, each (configuration, flow) gets its own line.
 
-use crate::runner::RunOutput;
+use crate::runner::{FlowOutput, RunOutput};
 use crate::sweep::{display_value, Config};
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -47,7 +47,12 @@ struct FlowJson<'a> {
 fn json_map(pairs: &[(String, toml::Value)]) -> serde_json::Map<String, serde_json::Value> {
     pairs
         .iter()
-        .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(serde_json::Value::Null)))
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
+            )
+        })
         .collect()
 }
 
@@ -60,35 +65,62 @@ pub struct Results<'a> {
 }
 
 impl Results<'_> {
-    /// The names of all flows, in first-seen order.
-    fn flow_names(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = Vec::new();
-        for f in self.runs.iter().flat_map(|r| &r.flows) {
-            if !names.contains(&f.name.as_str()) {
-                names.push(&f.name);
-            }
-        }
+    /// The flows of a configuration (from its first run): index and display name, the name
+    /// suffixed with `#index` when several flows share it.
+    pub fn flows_of(&self, config: usize) -> Vec<(usize, String)> {
+        let Some(run) = self.runs.iter().find(|r| r.config == config) else {
+            return Vec::new();
+        };
+        let names: Vec<&str> = run.flows.iter().map(|f| f.name.as_str()).collect();
         names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let dup = names.iter().filter(|m| *m == n).count() > 1;
+                (
+                    i,
+                    if dup {
+                        format!("{n}#{i}")
+                    } else {
+                        n.to_string()
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// The outputs of flow `flow` (by index) in every repetition of a configuration.
+    pub fn flow_runs(&self, config: usize, flow: usize) -> impl Iterator<Item = &FlowOutput> {
+        self.runs
+            .iter()
+            .filter(move |r| r.config == config)
+            .filter_map(move |r| r.flows.get(flow))
     }
 
     /// Pooled application-latency samples of one (configuration, flow).
-    pub fn pooled_app_latency(&self, config: usize, flow: &str) -> Vec<f64> {
-        self.runs
-            .iter()
-            .filter(|r| r.config == config)
-            .flat_map(|r| r.flows.iter().filter(|f| f.name == flow))
+    pub fn pooled_app_latency(&self, config: usize, flow: usize) -> Vec<f64> {
+        self.flow_runs(config, flow)
             .flat_map(|f| f.app_latency_ms.iter().copied())
             .collect()
     }
 
     /// Lines of the CDF: (configuration label, flow, label for the legend, samples).
     fn lines(&self) -> Vec<(String, String, String, Vec<f64>)> {
-        let flows = self.flow_names();
         let mut out = Vec::new();
         for (i, c) in self.configs.iter().enumerate() {
-            for flow in &flows {
-                let label = if flows.len() > 1 { format!("{} · {flow}", c.label()) } else { c.label() };
-                out.push((c.label(), flow.to_string(), label, self.pooled_app_latency(i, flow)));
+            let flows = self.flows_of(i);
+            for (f, name) in &flows {
+                let label = if flows.len() > 1 {
+                    format!("{} · {name}", c.label())
+                } else {
+                    c.label()
+                };
+                out.push((
+                    c.label(),
+                    name.clone(),
+                    label,
+                    self.pooled_app_latency(i, *f),
+                ));
             }
         }
         out
@@ -96,7 +128,8 @@ impl Results<'_> {
 
     /// Writes every result file into `dir` (created if missing).
     pub fn write(&self, dir: &Path) -> Result<()> {
-        fs::create_dir_all(dir).with_context(|| format!("creating the output directory {}", dir.display()))?;
+        fs::create_dir_all(dir)
+            .with_context(|| format!("creating the output directory {}", dir.display()))?;
         self.write_summary(&dir.join("summary.json"))?;
         self.write_runs_csv(&dir.join("runs.csv"))?;
         let lines = self.lines();
@@ -112,7 +145,14 @@ impl Results<'_> {
                 params: json_map(&self.configs[r.config].params),
                 repetition: r.repetition,
                 seed: r.seed,
-                flows: r.flows.iter().map(|f| FlowJson { name: &f.name, metrics: &f.metrics }).collect(),
+                flows: r
+                    .flows
+                    .iter()
+                    .map(|f| FlowJson {
+                        name: &f.name,
+                        metrics: &f.metrics,
+                    })
+                    .collect(),
                 end_time_s: r.end_time_s,
                 events_processed: r.events_processed,
                 drain_bound_hit: r.drain_bound_hit,
@@ -126,49 +166,91 @@ impl Results<'_> {
             overrides: json_map(self.overrides),
             runs,
         };
-        let mut text = serde_json::to_string_pretty(&summary).context("serializing summary.json")?;
+        let mut text =
+            serde_json::to_string_pretty(&summary).context("serializing summary.json")?;
         text.push('\n');
         fs::write(path, text).with_context(|| format!("writing {}", path.display()))
     }
 
     fn write_runs_csv(&self, path: &Path) -> Result<()> {
-        let mut w = csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
-        let param_keys: Vec<&str> = self.configs.first().map_or(Vec::new(), |c| c.params.iter().map(|p| p.0.as_str()).collect());
-        let metric_names: Vec<String> = FlowMetrics::default().scalars().into_iter().map(|(k, _)| k).collect();
+        let mut w =
+            csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
+        let param_keys: Vec<&str> = self.configs.first().map_or(Vec::new(), |c| {
+            c.params.iter().map(|p| p.0.as_str()).collect()
+        });
+        let metric_names: Vec<String> = FlowMetrics::default()
+            .scalars()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
         let mut header: Vec<String> = param_keys.iter().map(|k| k.to_string()).collect();
         header.extend(["repetition", "seed", "flow"].map(String::from));
         header.extend(metric_names);
         w.write_record(&header)?;
         for r in self.runs {
             for f in &r.flows {
-                let mut row: Vec<String> = self.configs[r.config].params.iter().map(|(_, v)| display_value(v)).collect();
+                let mut row: Vec<String> = self.configs[r.config]
+                    .params
+                    .iter()
+                    .map(|(_, v)| display_value(v))
+                    .collect();
                 row.extend([r.repetition.to_string(), r.seed.to_string(), f.name.clone()]);
-                row.extend(f.metrics.scalars().into_iter().map(|(_, v)| v.map_or(String::new(), |v| v.to_string())));
+                row.extend(
+                    f.metrics
+                        .scalars()
+                        .into_iter()
+                        .map(|(_, v)| v.map_or(String::new(), |v| v.to_string())),
+                );
                 w.write_record(&row)?;
             }
         }
-        w.flush().with_context(|| format!("writing {}", path.display()))
+        w.flush()
+            .with_context(|| format!("writing {}", path.display()))
     }
 
-    fn write_cdf_csv(&self, path: &Path, lines: &[(String, String, String, Vec<f64>)]) -> Result<()> {
-        let mut w = csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
+    fn write_cdf_csv(
+        &self,
+        path: &Path,
+        lines: &[(String, String, String, Vec<f64>)],
+    ) -> Result<()> {
+        let mut w =
+            csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
         w.write_record(["configuration", "flow", "latency_ms", "fraction"])?;
         for (config, flow, _, samples) in lines {
             for (x, f) in latency_cdf(samples, CDF_POINTS) {
-                w.write_record([config.as_str(), flow.as_str(), &x.to_string(), &f.to_string()])?;
+                w.write_record([
+                    config.as_str(),
+                    flow.as_str(),
+                    &x.to_string(),
+                    &f.to_string(),
+                ])?;
             }
         }
-        w.flush().with_context(|| format!("writing {}", path.display()))
+        w.flush()
+            .with_context(|| format!("writing {}", path.display()))
     }
 
     fn write_plots(&self, dir: &Path, lines: &[(String, String, String, Vec<f64>)]) -> Result<()> {
         let series: Vec<Series> = lines
             .iter()
-            .map(|(_, _, label, samples)| Series { label: label.clone(), points: latency_cdf(samples, CDF_POINTS) })
+            .map(|(_, _, label, samples)| Series {
+                label: label.clone(),
+                points: latency_cdf(samples, CDF_POINTS),
+            })
             .collect();
         let plots = [
-            ("latency_cdf.svg", View::Cdf, suggest_log_x(&series), "application-layer latency, CDF"),
-            ("latency_ccdf.svg", View::Ccdf, false, "application-layer latency, tail (CCDF)"),
+            (
+                "latency_cdf.svg",
+                View::Cdf,
+                suggest_log_x(&series),
+                "application-layer latency, CDF",
+            ),
+            (
+                "latency_ccdf.svg",
+                View::Ccdf,
+                false,
+                "application-layer latency, tail (CCDF)",
+            ),
         ];
         for (file, view, log_x, what) in plots {
             let spec = PlotSpec::latency(format!("{}: {what}", self.scenario), view, log_x);

@@ -12,7 +12,9 @@ use toml::Value;
 /// Splits `KEY=VALUE` (the first `=`) and parses both halves.
 pub fn parse_assignment(s: &str) -> Result<(String, Value), BadInput> {
     let Some((key, value)) = s.split_once('=') else {
-        return Err(BadInput::new(format!("--set {s:?}: expected KEY=VALUE, e.g. network.loss.rate=0.02")));
+        return Err(BadInput::new(format!(
+            "--set {s:?}: expected KEY=VALUE, e.g. network.loss.rate=0.02"
+        )));
     };
     let key = key.trim();
     split_path(key).map_err(|e| BadInput::new(format!("--set {s:?}: {e}")))?;
@@ -28,7 +30,9 @@ pub fn parse_assignment(s: &str) -> Result<(String, Value), BadInput> {
 /// The segments of a dotted path; rejects empty paths and empty segments.
 pub fn split_path(path: &str) -> Result<Vec<&str>, BadInput> {
     if path.is_empty() {
-        return Err(BadInput::new("empty key; expected a dotted path such as network.loss.rate"));
+        return Err(BadInput::new(
+            "empty key; expected a dotted path such as network.loss.rate",
+        ));
     }
     let segs: Vec<&str> = path.split('.').collect();
     if segs.iter().any(|s| s.trim().is_empty()) {
@@ -113,14 +117,19 @@ pub fn set_path(doc: &mut Value, path: &str, value: Value) -> Result<(), BadInpu
     for (i, seg) in segs.iter().enumerate() {
         let last = i + 1 == segs.len();
         let here = segs[..i].join(".");
-        let here = if here.is_empty() { "the top level".to_string() } else { format!("`{here}`") };
+        let here = if here.is_empty() {
+            "the top level".to_string()
+        } else {
+            format!("`{here}`")
+        };
         cur = match cur {
             Value::Table(t) => {
                 if last {
                     t.insert(seg.to_string(), value);
                     return Ok(());
                 }
-                t.entry(seg.to_string()).or_insert_with(|| Value::Table(toml::Table::new()))
+                t.entry(seg.to_string())
+                    .or_insert_with(|| Value::Table(toml::Table::new()))
             }
             Value::Array(a) => {
                 let Ok(idx) = seg.parse::<usize>() else {
@@ -176,15 +185,28 @@ mod tests {
         assert_eq!(parse_value("3"), Value::Integer(3));
         assert_eq!(parse_value("true"), Value::Boolean(true));
         assert_eq!(parse_value("10s"), Value::String("10s".into()));
-        assert_eq!(parse_value("linux-2.6.22"), Value::String("linux-2.6.22".into()));
+        assert_eq!(
+            parse_value("linux-2.6.22"),
+            Value::String("linux-2.6.22".into())
+        );
         assert_eq!(parse_value("\"quoted\""), Value::String("quoted".into()));
         assert_eq!(parse_value("[]"), Value::Array(vec![]));
-        assert_eq!(parse_value("[60, 61]"), Value::Array(vec![Value::Integer(60), Value::Integer(61)]));
+        assert_eq!(
+            parse_value("[60, 61]"),
+            Value::Array(vec![Value::Integer(60), Value::Integer(61)])
+        );
         let s = |x: &str| Value::String(x.into());
-        assert_eq!(parse_value("[rdb,linear-timeouts]"), Value::Array(vec![s("rdb"), s("linear-timeouts")]));
+        assert_eq!(
+            parse_value("[rdb,linear-timeouts]"),
+            Value::Array(vec![s("rdb"), s("linear-timeouts")])
+        );
         assert_eq!(
             parse_value("[[], [rdb], \"a,b\"]"),
-            Value::Array(vec![Value::Array(vec![]), Value::Array(vec![s("rdb")]), s("a,b")])
+            Value::Array(vec![
+                Value::Array(vec![]),
+                Value::Array(vec![s("rdb")]),
+                s("a,b")
+            ])
         );
         assert_eq!(parse_value("[a,,b]"), s("[a,,b]"));
         let t = parse_value("{ kind = \"fixed\", payload_bytes = 120 }");
@@ -194,8 +216,14 @@ mod tests {
 
     #[test]
     fn assignments() {
-        assert_eq!(parse_assignment("duration=10s").unwrap(), ("duration".into(), Value::String("10s".into())));
-        assert_eq!(parse_assignment(" a.b = 1 ").unwrap(), ("a.b".into(), Value::Integer(1)));
+        assert_eq!(
+            parse_assignment("duration=10s").unwrap(),
+            ("duration".into(), Value::String("10s".into()))
+        );
+        assert_eq!(
+            parse_assignment(" a.b = 1 ").unwrap(),
+            ("a.b".into(), Value::Integer(1))
+        );
         assert!(parse_assignment("x=a=b").is_ok_and(|(_, v)| v == Value::String("a=b".into())));
         for bad in ["duration", "=1", "a..b=1", ".a=1", "a.=1", "a="] {
             let e = parse_assignment(bad).unwrap_err();
@@ -208,7 +236,12 @@ mod tests {
         let mut d = doc("duration = \"60s\"\n[network.loss]\nrate = 0.0\n[[flow]]\nname = \"a\"\n");
         set_path(&mut d, "network.loss.rate", Value::Float(0.5)).unwrap();
         set_path(&mut d, "flow.0.tcp.mechanisms", parse_value("[rdb]")).unwrap();
-        set_path(&mut d, "network.forward.loss.model", parse_value("positions")).unwrap();
+        set_path(
+            &mut d,
+            "network.forward.loss.model",
+            parse_value("positions"),
+        )
+        .unwrap();
         set_path(&mut d, "flow.1.name", parse_value("b")).unwrap();
         set_path(&mut d, "duration", parse_value("10s")).unwrap();
         let want = doc(
@@ -222,7 +255,10 @@ mod tests {
     fn set_errors_name_the_key() {
         let mut d = doc("duration = \"60s\"\n[[flow]]\nname = \"a\"\n");
         let e = set_path(&mut d, "flow.5.name", Value::Integer(1)).unwrap_err();
-        assert!(e.0.contains("flow.5.name") && e.0.contains("index 5") && e.0.contains("`flow`"), "{e}");
+        assert!(
+            e.0.contains("flow.5.name") && e.0.contains("index 5") && e.0.contains("`flow`"),
+            "{e}"
+        );
         let e = set_path(&mut d, "flow.x.name", Value::Integer(1)).unwrap_err();
         assert!(e.0.contains("must be an index"), "{e}");
         let e = set_path(&mut d, "duration.x", Value::Integer(1)).unwrap_err();

@@ -20,27 +20,42 @@ impl Progress {
         let visible = !quiet && std::io::stderr().is_terminal();
         let bar = ProgressBar::with_draw_target(
             Some(total.as_millis().max(1) as u64),
-            if visible { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() },
+            if visible {
+                ProgressDrawTarget::stderr()
+            } else {
+                ProgressDrawTarget::hidden()
+            },
         );
         let style = ProgressStyle::with_template(
             "{spinner} [{elapsed_precise}] {wide_bar} {percent:>3}% simulated, {msg} (eta {eta})",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
-        bar.enable_steady_tick(Duration::from_millis(200));
-        let p = Progress { bar, runs_total, runs_done: AtomicUsize::new(0) };
+        if visible {
+            bar.enable_steady_tick(Duration::from_millis(200));
+        }
+        let p = Progress {
+            bar,
+            runs_total,
+            runs_done: AtomicUsize::new(0),
+        };
         p.set_message();
         p
     }
 
     fn set_message(&self) {
         let done = self.runs_done.load(Ordering::Relaxed);
-        self.bar.set_message(format!("{done}/{} runs", self.runs_total));
+        self.bar
+            .set_message(format!("{done}/{} runs", self.runs_total));
     }
 
     /// A tracker for one run of simulated length `duration`.
     pub fn run(&self, duration: Duration) -> RunProgress<'_> {
-        RunProgress { p: self, duration, reported: Duration::ZERO }
+        RunProgress {
+            p: self,
+            duration,
+            reported: Duration::ZERO,
+        }
     }
 
     pub fn finish(&self) {

@@ -20,35 +20,64 @@ pub fn load(path: &Path) -> Result<toml::Value, BadInput> {
         .map_err(|e| BadInput::new(format!("cannot read scenario file {}: {e}", path.display())))?;
     toml::from_str::<toml::Table>(&text)
         .map(toml::Value::Table)
-        .map_err(|e| BadInput::new(format!("{} is not valid TOML: {}", path.display(), e.to_string().trim_end())))
+        .map_err(|e| {
+            BadInput::new(format!(
+                "{} is not valid TOML: {}",
+                path.display(),
+                e.to_string().trim_end()
+            ))
+        })
 }
 
 /// `results/<name>/`, with characters that do not belong in a directory name replaced.
 fn default_out(name: &str) -> PathBuf {
     let clean: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
-    let clean = if clean.trim_matches('.').is_empty() { "scenario".to_string() } else { clean };
+    let clean = if clean.trim_matches('.').is_empty() {
+        "scenario".to_string()
+    } else {
+        clean
+    };
     PathBuf::from("results").join(clean)
 }
 
 pub fn run(args: RunArgs) -> Result<()> {
     let path = &args.scenario;
     let mut doc = load(path)?;
-    let sets = args.sets.iter().map(|s| parse_assignment(s)).collect::<Result<Vec<_>, _>>()?;
+    let sets = args
+        .sets
+        .iter()
+        .map(|s| parse_assignment(s))
+        .collect::<Result<Vec<_>, _>>()?;
     for (key, value) in &sets {
-        set_path(&mut doc, key, value.clone()).map_err(|e| BadInput::new(format!("--set {key}: {e}")))?;
+        set_path(&mut doc, key, value.clone())
+            .map_err(|e| BadInput::new(format!("--set {key}: {e}")))?;
     }
     let fixed: Vec<String> = sets.iter().map(|(k, _)| k.clone()).collect();
     let configs = expand(&take_sweep(&mut doc, &fixed)?);
     let mut scenarios = Vec::with_capacity(configs.len());
     for c in &configs {
         let value = c.apply(&doc)?;
-        let where_ = if c.params.is_empty() { path.display().to_string() } else { format!("{} with {}", path.display(), c.label()) };
-        scenarios.push(Scenario::from_toml(value).with_context(|| format!("bad scenario {where_}"))?);
+        let where_ = if c.params.is_empty() {
+            path.display().to_string()
+        } else {
+            format!("{} with {}", path.display(), c.label())
+        };
+        scenarios
+            .push(Scenario::from_toml(value).with_context(|| format!("bad scenario {where_}"))?);
     }
-    let name = scenarios.first().map_or("scenario", |s| s.name.as_str()).to_string();
+    let name = scenarios
+        .first()
+        .map_or("scenario", |s| s.name.as_str())
+        .to_string();
     let out = args.out.clone().unwrap_or_else(|| default_out(&name));
     let jobs = runner::jobs(&scenarios);
     let threads = args
@@ -61,7 +90,12 @@ pub fn run(args: RunArgs) -> Result<()> {
     let runs = runner::run_all(&scenarios, &jobs, threads, &progress);
     progress.finish();
     let runs = runs?;
-    let results = Results { scenario: &name, overrides: &sets, configs: &configs, runs: &runs };
+    let results = Results {
+        scenario: &name,
+        overrides: &sets,
+        configs: &configs,
+        runs: &runs,
+    };
     results.write(&out)?;
     if !args.quiet {
         print!("{}", crate::table::render(&results));
@@ -76,7 +110,10 @@ mod tests {
 
     #[test]
     fn default_out_is_a_clean_directory_name() {
-        assert_eq!(default_out("quickstart"), PathBuf::from("results/quickstart"));
+        assert_eq!(
+            default_out("quickstart"),
+            PathBuf::from("results/quickstart")
+        );
         assert_eq!(default_out("../x y"), PathBuf::from("results/.._x_y"));
         assert_eq!(default_out(".."), PathBuf::from("results/scenario"));
         assert_eq!(default_out(""), PathBuf::from("results/scenario"));

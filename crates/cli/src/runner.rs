@@ -42,19 +42,32 @@ pub fn jobs(scenarios: &[Scenario]) -> Vec<Job> {
     let mut jobs = Vec::new();
     for (config, s) in scenarios.iter().enumerate() {
         for repetition in 0..s.repetitions {
-            jobs.push(Job { config, repetition, seed: s.seed.wrapping_add(u64::from(repetition)) });
+            jobs.push(Job {
+                config,
+                repetition,
+                seed: s.seed.wrapping_add(u64::from(repetition)),
+            });
         }
     }
     jobs
 }
 
 /// Runs all jobs on `threads` threads; results in job order.
-pub fn run_all(scenarios: &[Scenario], jobs: &[Job], threads: usize, progress: &Progress) -> Result<Vec<RunOutput>> {
+pub fn run_all(
+    scenarios: &[Scenario],
+    jobs: &[Job],
+    threads: usize,
+    progress: &Progress,
+) -> Result<Vec<RunOutput>> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .context("starting the worker threads")?;
-    pool.install(|| jobs.par_iter().map(|job| run_one(&scenarios[job.config], job, progress)).collect())
+    pool.install(|| {
+        jobs.par_iter()
+            .map(|job| run_one(&scenarios[job.config], job, progress))
+            .collect()
+    })
 }
 
 fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOutput> {
@@ -90,6 +103,8 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
         events_processed: result.events_processed,
         drain_bound_hit: result.drain_bound_hit,
         dropped_loss: result.drops.loss_forward + result.drops.loss_reverse,
-        dropped_queue: result.drops.queue_forward + result.drops.queue_reverse + result.drops.queue_access,
+        dropped_queue: result.drops.queue_forward
+            + result.drops.queue_reverse
+            + result.drops.queue_access,
     })
 }

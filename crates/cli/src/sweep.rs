@@ -29,7 +29,11 @@ impl Config {
         if self.params.is_empty() {
             return "default".into();
         }
-        let parts: Vec<String> = self.params.iter().map(|(k, v)| format!("{k}={}", display_value(v))).collect();
+        let parts: Vec<String> = self
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={}", display_value(v)))
+            .collect();
         parts.join(", ")
     }
 
@@ -47,7 +51,10 @@ impl Config {
 pub fn display_value(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        Value::Array(a) => format!("[{}]", a.iter().map(display_value).collect::<Vec<_>>().join(", ")),
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(display_value).collect::<Vec<_>>().join(", ")
+        ),
         other => other.to_string(),
     }
 }
@@ -75,7 +82,11 @@ pub fn take_sweep(doc: &mut Value, fixed: &[String]) -> Result<Vec<Axis>, BadInp
 
 fn flatten(prefix: &str, table: toml::Table, out: &mut Vec<Axis>) -> Result<(), BadInput> {
     for (k, v) in table {
-        let key = if prefix.is_empty() { k } else { format!("{prefix}.{k}") };
+        let key = if prefix.is_empty() {
+            k
+        } else {
+            format!("{prefix}.{k}")
+        };
         split_path(&key).map_err(|e| BadInput::new(format!("sweep: {e}")))?;
         match v {
             Value::Table(t) => flatten(&key, t, out)?,
@@ -131,20 +142,35 @@ mod tests {
         let axes = take_sweep(&mut d, &[]).unwrap();
         assert!(d.get("sweep").is_none());
         let keys: Vec<&str> = axes.iter().map(|a| a.key.as_str()).collect();
-        assert_eq!(keys, ["flow.0.tcp.mechanisms", "network.loss.rate", "network.rtt"]);
+        assert_eq!(
+            keys,
+            ["flow.0.tcp.mechanisms", "network.loss.rate", "network.rtt"]
+        );
         let configs = expand(&axes);
         assert_eq!(configs.len(), 12);
-        assert_eq!(configs[0].label(), "flow.0.tcp.mechanisms=[], network.loss.rate=0.0, network.rtt=50ms");
-        assert_eq!(configs[11].label(), "flow.0.tcp.mechanisms=[rdb], network.loss.rate=0.02, network.rtt=100ms");
+        assert_eq!(
+            configs[0].label(),
+            "flow.0.tcp.mechanisms=[], network.loss.rate=0.0, network.rtt=50ms"
+        );
+        assert_eq!(
+            configs[11].label(),
+            "flow.0.tcp.mechanisms=[rdb], network.loss.rate=0.02, network.rtt=100ms"
+        );
         let applied = configs[1].apply(&doc("[[flow]]\nname = \"a\"\n")).unwrap();
         assert_eq!(applied["network"]["rtt"], parse_value("100ms"));
-        assert_eq!(applied["flow"][0]["tcp"]["mechanisms"], Value::Array(vec![]));
+        assert_eq!(
+            applied["flow"][0]["tcp"]["mechanisms"],
+            Value::Array(vec![])
+        );
     }
 
     #[test]
     fn no_sweep_is_one_config_and_set_keys_leave_the_sweep() {
         let mut d = doc("name = \"x\"\n");
-        assert_eq!(expand(&take_sweep(&mut d, &[]).unwrap()), vec![Config::default()]);
+        assert_eq!(
+            expand(&take_sweep(&mut d, &[]).unwrap()),
+            vec![Config::default()]
+        );
         assert_eq!(Config::default().label(), "default");
         let mut d = doc("[sweep]\n\"a.b\" = [1, 2]\nc = [3, 4, 5]\n");
         let axes = take_sweep(&mut d, &["a.b".into()]).unwrap();
@@ -155,12 +181,21 @@ mod tests {
     fn bad_sweeps_name_the_key() {
         let mut d = doc("[sweep]\n\"network.loss.rate\" = 0.01\n");
         let e = take_sweep(&mut d, &[]).unwrap_err();
-        assert!(e.0.contains("`network.loss.rate` = 0.01") && e.0.contains("expected a list"), "{e}");
+        assert!(
+            e.0.contains("`network.loss.rate` = 0.01") && e.0.contains("expected a list"),
+            "{e}"
+        );
         let mut d = doc("[sweep]\n\"x\" = []\n");
         assert!(take_sweep(&mut d, &[]).unwrap_err().0.contains("non-empty"));
         let mut d = doc("sweep = 3\n");
-        assert!(take_sweep(&mut d, &[]).unwrap_err().0.contains("`sweep` = 3"));
+        assert!(take_sweep(&mut d, &[])
+            .unwrap_err()
+            .0
+            .contains("`sweep` = 3"));
         let mut d = doc("[sweep]\n\"a..b\" = [1]\n");
-        assert!(take_sweep(&mut d, &[]).unwrap_err().0.contains("empty segment"));
+        assert!(take_sweep(&mut d, &[])
+            .unwrap_err()
+            .0
+            .contains("empty segment"));
     }
 }

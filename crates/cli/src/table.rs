@@ -1,5 +1,6 @@
 //! The human summary printed at the end of a run: per configuration and flow, the pooled
 //! application-layer latency (all repetitions) and the retransmissions summed over them.
+//! `writes` counts the delivered writes (the latency samples) over all repetitions.
 
 use crate::output::Results;
 use std::fmt::Write;
@@ -13,25 +14,32 @@ fn ms(v: Option<f64>) -> String {
 pub fn render(results: &Results<'_>) -> String {
     let mut rows: Vec<[String; 7]> = Vec::new();
     for (i, c) in results.configs.iter().enumerate() {
-        let mut flows: Vec<&str> = Vec::new();
-        for f in results.runs.iter().filter(|r| r.config == i).flat_map(|r| &r.flows) {
-            if !flows.contains(&f.name.as_str()) {
-                flows.push(&f.name);
-            }
-        }
-        for flow in flows {
-            let s = LatencyStats::from_samples(&results.pooled_app_latency(i, flow));
+        for (f, name) in results.flows_of(i) {
+            let s = LatencyStats::from_samples(&results.pooled_app_latency(i, f));
             let retrans: u64 = results
-                .runs
-                .iter()
-                .filter(|r| r.config == i)
-                .flat_map(|r| r.flows.iter().filter(|f| f.name == flow))
-                .map(|f| f.metrics.retransmissions)
+                .flow_runs(i, f)
+                .map(|o| o.metrics.retransmissions)
                 .sum();
-            rows.push([c.label(), flow.to_string(), s.count.to_string(), ms(s.mean), ms(s.p99), ms(s.max), retrans.to_string()]);
+            rows.push([
+                c.label(),
+                name,
+                s.count.to_string(),
+                ms(s.mean),
+                ms(s.p99),
+                ms(s.max),
+                retrans.to_string(),
+            ]);
         }
     }
-    let header = ["configuration", "flow", "writes", "mean ms", "p99 ms", "max ms", "retrans"];
+    let header = [
+        "configuration",
+        "flow",
+        "writes",
+        "mean ms",
+        "p99 ms",
+        "max ms",
+        "retrans",
+    ];
     let mut widths = header.map(str::len);
     for r in &rows {
         for (w, c) in widths.iter_mut().zip(r) {

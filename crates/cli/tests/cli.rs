@@ -35,16 +35,37 @@ fn small() -> String {
 }
 
 const METRICS: [&str; 23] = [
-    "app_latency_ms", "transport_latency_ms", "ack_latency_ms", "app_latency_from_send_ms",
-    "transport_latency_from_send_ms", "ack_latency_from_send_ms", "writes", "bytes_written",
-    "bytes_delivered", "data_packets_sent", "payload_bytes_sent", "unique_bytes_sent",
-    "redundant_bytes_sent", "avg_payload_bytes", "rdb_bundles", "retransmissions",
-    "retransmissions_by_cause", "rto_events", "spurious_retransmissions", "frozen_time_ms",
-    "duration_s", "goodput_bps", "completion_time_ms",
+    "app_latency_ms",
+    "transport_latency_ms",
+    "ack_latency_ms",
+    "app_latency_from_send_ms",
+    "transport_latency_from_send_ms",
+    "ack_latency_from_send_ms",
+    "writes",
+    "bytes_written",
+    "bytes_delivered",
+    "data_packets_sent",
+    "payload_bytes_sent",
+    "unique_bytes_sent",
+    "redundant_bytes_sent",
+    "avg_payload_bytes",
+    "rdb_bundles",
+    "retransmissions",
+    "retransmissions_by_cause",
+    "rto_events",
+    "spurious_retransmissions",
+    "frozen_time_ms",
+    "duration_s",
+    "goodput_bps",
+    "completion_time_ms",
 ];
 
 fn thinlab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thinlab")).current_dir(dir).args(args).output().expect("run thinlab")
+    Command::new(env!("CARGO_BIN_EXE_thinlab"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run thinlab")
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
@@ -67,7 +88,10 @@ fn run_writes_every_file_with_every_metric() {
     let o = thinlab(tmp.path(), &["run", &f, "--out", "out", "--jobs", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("network.loss.rate=0.05") && stdout.contains("p99"), "{stdout}");
+    assert!(
+        stdout.contains("network.loss.rate=0.05") && stdout.contains("p99"),
+        "{stdout}"
+    );
     let out = tmp.path().join("out");
     let s = summary(&out);
     assert_eq!(s["scenario"], "small");
@@ -90,34 +114,72 @@ fn run_writes_every_file_with_every_metric() {
             assert!(m["app_latency_ms"].get(k).is_some(), "app_latency_ms.{k}");
         }
         for k in ["rto", "fast", "early", "tlp"] {
-            assert!(m["retransmissions_by_cause"][k].is_u64(), "retransmissions_by_cause.{k}");
+            assert!(
+                m["retransmissions_by_cause"][k].is_u64(),
+                "retransmissions_by_cause.{k}"
+            );
         }
         assert!(m["app_latency_ms"]["count"].as_u64().unwrap() > 100);
     }
     let mut csv = csv::Reader::from_path(out.join("runs.csv")).unwrap();
     let header: Vec<String> = csv.headers().unwrap().iter().map(String::from).collect();
-    for col in ["network.loss.rate", "repetition", "seed", "flow", "app_latency_ms.p99", "app_latency_ms.count",
-        "ack_latency_from_send_ms.max", "retransmissions_by_cause.rto", "completion_time_ms", "goodput_bps"] {
-        assert!(header.iter().any(|h| h == col), "runs.csv column {col} missing: {header:?}");
+    for col in [
+        "network.loss.rate",
+        "repetition",
+        "seed",
+        "flow",
+        "app_latency_ms.p99",
+        "app_latency_ms.count",
+        "ack_latency_from_send_ms.max",
+        "retransmissions_by_cause.rto",
+        "completion_time_ms",
+        "goodput_bps",
+    ] {
+        assert!(
+            header.iter().any(|h| h == col),
+            "runs.csv column {col} missing: {header:?}"
+        );
     }
     assert_eq!(csv.records().count(), 4);
     let mut cdf = csv::Reader::from_path(out.join("latency_cdf.csv")).unwrap();
-    assert_eq!(cdf.headers().unwrap(), vec!["configuration", "flow", "latency_ms", "fraction"]);
+    assert_eq!(
+        cdf.headers().unwrap(),
+        vec!["configuration", "flow", "latency_ms", "fraction"]
+    );
     let rows: Vec<csv::StringRecord> = cdf.records().map(Result::unwrap).collect();
     assert!(rows.iter().any(|r| &r[0] == "network.loss.rate=0.05"));
     assert!(rows.iter().any(|r| &r[3] == "1"), "CDFs end at 1");
     for svg in ["latency_cdf.svg", "latency_ccdf.svg"] {
         let text = std::fs::read_to_string(out.join(svg)).unwrap();
-        assert!(text.starts_with("<svg") && text.contains("network.loss.rate=0.05"), "{svg}");
+        assert!(
+            text.starts_with("<svg") && text.contains("network.loss.rate=0.05"),
+            "{svg}"
+        );
     }
 }
 
 #[test]
 fn sweep_product_and_set_overrides() {
     let tmp = tempfile::tempdir().unwrap();
-    let text = format!("{}\"network.rtt\" = [\"50ms\", \"100ms\", \"200ms\"]\n", small());
+    let text = format!(
+        "{}\"network.rtt\" = [\"50ms\", \"100ms\", \"200ms\"]\n",
+        small()
+    );
     let f = write(tmp.path(), "s.toml", &text);
-    let o = thinlab(tmp.path(), &["run", &f, "--out", "a", "--quiet", "--set", "duration=5s", "--set", "repetitions=1"]);
+    let o = thinlab(
+        tmp.path(),
+        &[
+            "run",
+            &f,
+            "--out",
+            "a",
+            "--quiet",
+            "--set",
+            "duration=5s",
+            "--set",
+            "repetitions=1",
+        ],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(o.stdout.is_empty(), "--quiet prints nothing");
     let s = summary(&tmp.path().join("a"));
@@ -125,30 +187,72 @@ fn sweep_product_and_set_overrides() {
     assert_eq!(runs.len(), 6, "2 loss rates × 3 RTTs × 1 repetition");
     assert_eq!(runs[0]["params"].as_object().unwrap().len(), 2);
     assert_eq!(s["overrides"]["duration"], "5s");
-    let d = runs[0]["flows"][0]["metrics"]["duration_s"].as_f64().unwrap();
+    let d = runs[0]["flows"][0]["metrics"]["duration_s"]
+        .as_f64()
+        .unwrap();
     assert!((4.0..=6.0).contains(&d), "duration_s = {d}");
 
     // A --set of a swept key fixes it; --set creates keys the file does not have; default --out.
-    let o = thinlab(tmp.path(), &["run", &f, "--quiet", "--set", "network.loss.rate=0.02",
-        "--set", "name=renamed", "--set", "repetitions=1", "--set", "duration=5s",
-        "--set", "network.forward.loss.model=bernoulli", "--set", "network.forward.loss.rate=0.1",
-        "--set", "flow.0.tcp.mechanisms=[]"]);
+    let o = thinlab(
+        tmp.path(),
+        &[
+            "run",
+            &f,
+            "--quiet",
+            "--set",
+            "network.loss.rate=0.02",
+            "--set",
+            "name=renamed",
+            "--set",
+            "repetitions=1",
+            "--set",
+            "duration=5s",
+            "--set",
+            "network.forward.loss.model=bernoulli",
+            "--set",
+            "network.forward.loss.rate=0.1",
+            "--set",
+            "flow.0.tcp.mechanisms=[]",
+        ],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let s = summary(&tmp.path().join("results/renamed"));
     assert_eq!(s["scenario"], "renamed");
     let runs = s["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 3, "only the RTT axis is left");
-    assert!(runs.iter().all(|r| r["params"].get("network.loss.rate").is_none()));
-    assert_eq!(s["overrides"]["flow.0.tcp.mechanisms"], serde_json::json!([]));
+    assert!(runs
+        .iter()
+        .all(|r| r["params"].get("network.loss.rate").is_none()));
+    assert_eq!(
+        s["overrides"]["flow.0.tcp.mechanisms"],
+        serde_json::json!([])
+    );
     assert_eq!(s["overrides"]["network.forward.loss.rate"], 0.1);
 
     // A list of bare words reaches the scenario as a list of strings: it runs, or (while the
     // mechanism is not implemented) is rejected naming its first element.
-    let o = thinlab(tmp.path(), &["run", &f, "--quiet", "--out", "m", "--set", "duration=5s",
-        "--set", "flow.0.tcp.mechanisms=[rdb,linear-timeouts]"]);
+    let o = thinlab(
+        tmp.path(),
+        &[
+            "run",
+            &f,
+            "--quiet",
+            "--out",
+            "m",
+            "--set",
+            "duration=5s",
+            "--set",
+            "flow.0.tcp.mechanisms=[rdb,linear-timeouts]",
+        ],
+    );
     let err = stderr(&o);
-    assert!(o.status.success() || (o.status.code() == Some(2) && err.contains("flow.0.tcp.mechanisms.0")
-        && err.contains("\"rdb\"")), "{err}");
+    assert!(
+        o.status.success()
+            || (o.status.code() == Some(2)
+                && err.contains("flow.0.tcp.mechanisms.0")
+                && err.contains("\"rdb\"")),
+        "{err}"
+    );
 }
 
 /// Runs a bad input and checks exit code 2 and that stderr names every `needles`.
@@ -157,7 +261,10 @@ fn assert_bad(dir: &Path, args: &[&str], needles: &[&str]) {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
     for n in needles {
-        assert!(err.contains(n), "{args:?}: stderr does not name {n:?}: {err}");
+        assert!(
+            err.contains(n),
+            "{args:?}: stderr does not name {n:?}: {err}"
+        );
     }
 }
 
@@ -172,15 +279,51 @@ fn bad_scenarios_exit_2_naming_the_key() {
     let d = tmp.path();
     let small = small();
     let cases: Vec<(&str, String, Vec<&str>)> = vec![
-        ("unknown key", with(BASE, "seed = 7", "seed = 7\nbogus_key = 1"), vec!["bogus_key"]),
-        ("unknown nested key", with(BASE, "rtt = \"100ms\"", "rtt = \"100ms\"\nlatency = 3"), vec!["latency"]),
-        ("wrong type", with(BASE, "rtt = \"100ms\"", "rtt = true"), vec!["network.rtt"]),
-        ("negative rate", with(BASE, "\"100Mbit\"", "\"-5Mbit\""), vec!["network.bandwidth", "-5Mbit"]),
-        ("negative loss", with(BASE, "rate = 0.0", "rate = -0.1"), vec!["network.loss.rate", "-0.1"]),
-        ("loss rate > 1", with(BASE, "rate = 0.0", "rate = 1.5"), vec!["network.loss.rate", "1.5"]),
-        ("missing flow", BASE[..BASE.find("[[flow]]").unwrap()].to_string(), vec!["flow"]),
-        ("sweep not a list", with(&small, "[0.0, 0.05]", "0.05"), vec!["network.loss.rate", "0.05", "list"]),
-        ("sweep value bad", with(&small, "[0.0, 0.05]", "[0.0, 2.0]"), vec!["network.loss.rate", "2"]),
+        (
+            "unknown key",
+            with(BASE, "seed = 7", "seed = 7\nbogus_key = 1"),
+            vec!["bogus_key"],
+        ),
+        (
+            "unknown nested key",
+            with(BASE, "rtt = \"100ms\"", "rtt = \"100ms\"\nlatency = 3"),
+            vec!["latency"],
+        ),
+        (
+            "wrong type",
+            with(BASE, "rtt = \"100ms\"", "rtt = true"),
+            vec!["network.rtt"],
+        ),
+        (
+            "negative rate",
+            with(BASE, "\"100Mbit\"", "\"-5Mbit\""),
+            vec!["network.bandwidth", "-5Mbit"],
+        ),
+        (
+            "negative loss",
+            with(BASE, "rate = 0.0", "rate = -0.1"),
+            vec!["network.loss.rate", "-0.1"],
+        ),
+        (
+            "loss rate > 1",
+            with(BASE, "rate = 0.0", "rate = 1.5"),
+            vec!["network.loss.rate", "1.5"],
+        ),
+        (
+            "missing flow",
+            BASE[..BASE.find("[[flow]]").unwrap()].to_string(),
+            vec!["flow"],
+        ),
+        (
+            "sweep not a list",
+            with(&small, "[0.0, 0.05]", "0.05"),
+            vec!["network.loss.rate", "0.05", "list"],
+        ),
+        (
+            "sweep value bad",
+            with(&small, "[0.0, 0.05]", "[0.0, 2.0]"),
+            vec!["network.loss.rate", "2"],
+        ),
         ("not TOML", "name = \n".to_string(), vec!["s.toml", "TOML"]),
     ];
     for (what, text, needles) in cases {
@@ -196,12 +339,32 @@ fn bad_arguments_exit_2_naming_the_key() {
     let d = tmp.path();
     let f = write(d, "s.toml", &small());
     assert_bad(d, &["run", "missing.toml"], &["missing.toml"]);
-    assert_bad(d, &["run", &f, "--set", "duration"], &["duration", "KEY=VALUE"]);
-    assert_bad(d, &["run", &f, "--set", "network..rate=1"], &["network..rate"]);
-    assert_bad(d, &["run", &f, "--set", "flow.3.name=x"], &["flow.3.name", "index 3"]);
+    assert_bad(
+        d,
+        &["run", &f, "--set", "duration"],
+        &["duration", "KEY=VALUE"],
+    );
+    assert_bad(
+        d,
+        &["run", &f, "--set", "network..rate=1"],
+        &["network..rate"],
+    );
+    assert_bad(
+        d,
+        &["run", &f, "--set", "flow.3.name=x"],
+        &["flow.3.name", "index 3"],
+    );
     assert_bad(d, &["run", &f, "--set", "name.x=1"], &["name.x"]);
-    assert_bad(d, &["run", &f, "--set", "network.loss.rate=lots"], &["network.loss.rate", "lots"]);
-    assert_bad(d, &["run", &f, "--set", "duration=soon"], &["duration", "soon"]);
+    assert_bad(
+        d,
+        &["run", &f, "--set", "network.loss.rate=lots"],
+        &["network.loss.rate", "lots"],
+    );
+    assert_bad(
+        d,
+        &["run", &f, "--set", "duration=soon"],
+        &["duration", "soon"],
+    );
     assert_bad(d, &["run", &f, "--jobs", "0"], &["--jobs"]);
     assert_bad(d, &["run"], &["SCENARIO"]);
     assert_bad(d, &["frobnicate"], &["frobnicate"]);

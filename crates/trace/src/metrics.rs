@@ -106,7 +106,10 @@ pub fn write_latency_ms(w: &WriteRecord, milestone: Milestone, origin: Origin) -
 
 /// Latency samples (ms, in write order) of every write that reached `milestone`.
 pub fn latency_samples_ms(rec: &FlowRecords, milestone: Milestone, origin: Origin) -> Vec<f64> {
-    rec.writes.iter().filter_map(|w| write_latency_ms(w, milestone, origin)).collect()
+    rec.writes
+        .iter()
+        .filter_map(|w| write_latency_ms(w, milestone, origin))
+        .collect()
 }
 
 /// Retransmitted segments by the mechanism that sent them.

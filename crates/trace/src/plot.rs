@@ -66,7 +66,9 @@ fn err(e: impl std::fmt::Display) -> PlotError {
 /// Whether a log x axis suits these series: positive values spanning more than a factor 20.
 pub fn suggest_log_x(series: &[Series]) -> bool {
     let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
-    let (lo, hi) = xs.fold((f64::INFINITY, 0.0f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    let (lo, hi) = xs.fold((f64::INFINITY, 0.0f64), |(lo, hi), x| {
+        (lo.min(x), hi.max(x))
+    });
     lo > 0.0 && hi / lo > 20.0
 }
 
@@ -122,7 +124,9 @@ pub fn cdf_svg(series: &[Series], spec: &PlotSpec) -> Result<String, PlotError> 
         .map(|s| (s.label.clone(), step_line(&s.points, spec.view, spec.log_x)))
         .collect();
     let xs = lines.iter().flat_map(|(_, l)| l.iter().map(|p| p.0));
-    let (mut lo, mut hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
+    let (mut lo, mut hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
     if lo > hi {
         (lo, hi) = (1.0, 10.0); // no data: an empty, labelled frame
     }
@@ -145,7 +149,12 @@ pub fn cdf_svg(series: &[Series], spec: &PlotSpec) -> Result<String, PlotError> 
             View::Cdf => "fraction of writes ≤ x (CDF)",
             View::Ccdf => "fraction of writes ≥ x (CCDF)",
         };
-        let ctx = Ctx { root: &root, lines: &lines, spec, y_label };
+        let ctx = Ctx {
+            root: &root,
+            lines: &lines,
+            spec,
+            y_label,
+        };
         let y_log = (y_min / 2.0)..1.5;
         let log = |r: std::ops::Range<f64>| {
             let (bold, light) = log_ticks(r.start, r.end);
@@ -205,7 +214,9 @@ impl Ctx<'_, '_> {
                 .draw_series(LineSeries::new(line.iter().copied(), style))
                 .map_err(err)?
                 .label(label.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
+                });
         }
         let position = match self.spec.view {
             View::Cdf => SeriesLabelPosition::LowerRight,
@@ -276,17 +287,26 @@ mod tests {
         let mut b = a.clone();
         b.extend([400.0, 900.0, 2100.0]);
         vec![
-            Series { label: "loss=0".into(), points: latency_cdf(&a, 300) },
-            Series { label: "loss=0.05 & rdb".into(), points: latency_cdf(&b, 300) },
+            Series {
+                label: "loss=0".into(),
+                points: latency_cdf(&a, 300),
+            },
+            Series {
+                label: "loss=0.05 & rdb".into(),
+                points: latency_cdf(&b, 300),
+            },
         ]
     }
 
     /// The trimmed contents of every `<text>` element.
     fn texts(svg: &str) -> Vec<String> {
-        svg.split("<text").skip(1).filter_map(|t| {
-            let body = &t[t.find('>')? + 1..t.find("</text>")?];
-            Some(body.trim().to_string())
-        }).collect()
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let body = &t[t.find('>')? + 1..t.find("</text>")?];
+                Some(body.trim().to_string())
+            })
+            .collect()
     }
 
     #[test]
@@ -297,8 +317,12 @@ mod tests {
                 let svg = cdf_svg(&series(), &spec).unwrap();
                 assert!(svg.starts_with("<svg"), "{view:?} {log_x}");
                 let t = texts(&svg);
-                for want in ["quickstart: app latency", "application-layer latency (ms)", "loss=0",
-                    "loss=0.05 &amp; rdb"] {
+                for want in [
+                    "quickstart: app latency",
+                    "application-layer latency (ms)",
+                    "loss=0",
+                    "loss=0.05 &amp; rdb",
+                ] {
                     assert!(t.iter().any(|x| x == want), "{want} not in {t:?}");
                 }
                 assert!(t.iter().any(|x| x.starts_with("fraction of writes")));
@@ -309,7 +333,10 @@ mod tests {
 
     #[test]
     fn empty_series_still_draws() {
-        let s = vec![Series { label: "none".into(), points: vec![] }];
+        let s = vec![Series {
+            label: "none".into(),
+            points: vec![],
+        }];
         let svg = cdf_svg(&s, &PlotSpec::latency("t", View::Ccdf, true)).unwrap();
         assert!(texts(&svg).iter().any(|x| x == "none"));
     }
@@ -317,8 +344,16 @@ mod tests {
     #[test]
     #[ignore = "writes /tmp/thinlab-plot-*.svg for a look"]
     fn dump() {
-        for (name, view, log) in [("cdf", View::Cdf, false), ("cdflog", View::Cdf, true), ("ccdf", View::Ccdf, true)] {
-            let svg = cdf_svg(&series(), &PlotSpec::latency("quickstart: app latency", view, log)).unwrap();
+        for (name, view, log) in [
+            ("cdf", View::Cdf, false),
+            ("cdflog", View::Cdf, true),
+            ("ccdf", View::Ccdf, true),
+        ] {
+            let svg = cdf_svg(
+                &series(),
+                &PlotSpec::latency("quickstart: app latency", view, log),
+            )
+            .unwrap();
             std::fs::write(format!("/tmp/thinlab-plot-{name}.svg"), svg).unwrap();
         }
     }
@@ -336,11 +371,27 @@ mod tests {
     #[test]
     fn steps_and_tail() {
         let pts = [(1.0, 0.5), (2.0, 1.0)];
-        assert_eq!(step_line(&pts, View::Cdf, false), vec![(1.0, 0.0), (1.0, 0.5), (2.0, 0.5), (2.0, 1.0)]);
-        assert_eq!(step_line(&pts, View::Ccdf, false), vec![(1.0, 1.0), (2.0, 1.0), (2.0, 0.5)]);
-        assert_eq!(step_line(&[(0.0, 0.5), (2.0, 1.0)], View::Cdf, true), vec![(2.0, 0.5), (2.0, 1.0)]);
+        assert_eq!(
+            step_line(&pts, View::Cdf, false),
+            vec![(1.0, 0.0), (1.0, 0.5), (2.0, 0.5), (2.0, 1.0)]
+        );
+        assert_eq!(
+            step_line(&pts, View::Ccdf, false),
+            vec![(1.0, 1.0), (2.0, 1.0), (2.0, 0.5)]
+        );
+        assert_eq!(
+            step_line(&[(0.0, 0.5), (2.0, 1.0)], View::Cdf, true),
+            vec![(2.0, 0.5), (2.0, 1.0)]
+        );
         assert!(suggest_log_x(&series()) && !suggest_log_x(&series()[..1]));
-        assert_eq!((format_tick(0.001), format_tick(0.25), format_tick(40.0), format_tick(1200.0)),
-            ("0.001".into(), "0.25".into(), "40".into(), "1200".into()));
+        assert_eq!(
+            (
+                format_tick(0.001),
+                format_tick(0.25),
+                format_tick(40.0),
+                format_tick(1200.0)
+            ),
+            ("0.001".into(), "0.25".into(), "40".into(), "1200".into())
+        );
     }
 }

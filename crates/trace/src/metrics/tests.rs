@@ -10,7 +10,14 @@ fn ms(v: u64) -> Instant {
 }
 
 fn sent(rec: &mut FlowRecorder, at: u64, start: u64, end: u64, kind: SendKind) {
-    rec.on_sender_event(&Event::Sent { at: ms(at), start, end, kind, syn: false, fin: false });
+    rec.on_sender_event(&Event::Sent {
+        at: ms(at),
+        start,
+        end,
+        kind,
+        syn: false,
+        fin: false,
+    });
 }
 
 fn close(a: Option<f64>, b: f64) -> bool {
@@ -20,7 +27,10 @@ fn close(a: Option<f64>, b: f64) -> bool {
 fn assert_stats(s: &LatencyStats, samples: &[f64]) {
     // samples: sorted, 3 of them: p50 = 2nd, p90..max = 3rd.
     assert_eq!(s.count, samples.len() as u64);
-    assert!(close(s.mean, samples.iter().sum::<f64>() / samples.len() as f64), "{s:?}");
+    assert!(
+        close(s.mean, samples.iter().sum::<f64>() / samples.len() as f64),
+        "{s:?}"
+    );
     assert!(close(s.p50, samples[1]), "{s:?}");
     for v in [s.p90, s.p99, s.p999, s.max] {
         assert!(close(v, samples[2]), "{s:?}");
@@ -34,21 +44,47 @@ fn lossy_records() -> FlowRecords {
     r.on_connect(ms(0));
     r.on_write(ms(10), 0, 100);
     sent(&mut r, 10, 0, 100, SendKind::New);
-    r.on_receiver_event(&Event::Arrived { at: ms(60), start: 0, end: 100 });
-    r.on_receiver_event(&Event::Delivered { at: ms(60), start: 0, end: 100 });
-    r.on_sender_event(&Event::Acked { at: ms(110), una: 100 });
+    r.on_receiver_event(&Event::Arrived {
+        at: ms(60),
+        start: 0,
+        end: 100,
+    });
+    r.on_receiver_event(&Event::Delivered {
+        at: ms(60),
+        start: 0,
+        end: 100,
+    });
+    r.on_sender_event(&Event::Acked {
+        at: ms(110),
+        una: 100,
+    });
     r.on_write(ms(150), 100, 200);
     sent(&mut r, 151, 100, 200, SendKind::New); // lost
     r.on_write(ms(300), 200, 300);
     sent(&mut r, 300, 100, 300, SendKind::Rdb); // lost; 100 redundant bytes
-    r.on_sender_event(&Event::RtoFired { at: ms(700), rto: Duration::from_millis(400), backoff: 1 });
+    r.on_sender_event(&Event::RtoFired {
+        at: ms(700),
+        rto: Duration::from_millis(400),
+        backoff: 1,
+    });
     sent(&mut r, 700, 100, 300, SendKind::Rto);
-    r.on_receiver_event(&Event::Arrived { at: ms(750), start: 100, end: 300 });
-    r.on_receiver_event(&Event::Delivered { at: ms(750), start: 100, end: 300 });
+    r.on_receiver_event(&Event::Arrived {
+        at: ms(750),
+        start: 100,
+        end: 300,
+    });
+    r.on_receiver_event(&Event::Delivered {
+        at: ms(750),
+        start: 100,
+        end: 300,
+    });
     sent(&mut r, 760, 100, 200, SendKind::FastRetransmit);
     sent(&mut r, 770, 200, 300, SendKind::Early);
     sent(&mut r, 780, 200, 300, SendKind::Tlp);
-    r.on_sender_event(&Event::Acked { at: ms(800), una: 300 });
+    r.on_sender_event(&Event::Acked {
+        at: ms(800),
+        una: 300,
+    });
     r.on_write(ms(900), 300, 350);
     sent(&mut r, 900, 300, 350, SendKind::New); // never arrives
     r.on_write(ms(1000), 350, 400); // never sent
@@ -78,13 +114,24 @@ fn every_metric_of_a_lossy_flow() {
     assert!(close(m.avg_payload_bytes, 118.75));
     assert_eq!(m.rdb_bundles, 1);
     assert_eq!(m.retransmissions, 4);
-    assert_eq!(m.retransmissions_by_cause, RetransmissionsByCause { rto: 1, fast: 1, early: 1, tlp: 1 });
+    assert_eq!(
+        m.retransmissions_by_cause,
+        RetransmissionsByCause {
+            rto: 1,
+            fast: 1,
+            early: 1,
+            tlp: 1
+        }
+    );
     assert_eq!(m.rto_events, 1);
     assert_eq!(m.spurious_retransmissions, 2);
     assert!(close(Some(m.frozen_time_ms), 400.0));
     assert!(close(Some(m.duration_s), 2.0));
     assert!(close(m.goodput_bps, 1200.0));
-    assert_eq!(m.completion_time_ms, None, "finite but not all bytes delivered");
+    assert_eq!(
+        m.completion_time_ms, None,
+        "finite but not all bytes delivered"
+    );
 }
 
 #[test]
@@ -94,10 +141,26 @@ fn completed_transfer_has_completion_time() {
     r.on_write(ms(10), 0, 1000);
     sent(&mut r, 10, 0, 500, SendKind::New);
     sent(&mut r, 11, 500, 1000, SendKind::New);
-    r.on_receiver_event(&Event::Arrived { at: ms(100), start: 0, end: 500 });
-    r.on_receiver_event(&Event::Delivered { at: ms(100), start: 0, end: 500 });
-    r.on_receiver_event(&Event::Arrived { at: ms(120), start: 500, end: 1000 });
-    r.on_receiver_event(&Event::Delivered { at: ms(120), start: 500, end: 1000 });
+    r.on_receiver_event(&Event::Arrived {
+        at: ms(100),
+        start: 0,
+        end: 500,
+    });
+    r.on_receiver_event(&Event::Delivered {
+        at: ms(100),
+        start: 0,
+        end: 500,
+    });
+    r.on_receiver_event(&Event::Arrived {
+        at: ms(120),
+        start: 500,
+        end: 1000,
+    });
+    r.on_receiver_event(&Event::Delivered {
+        at: ms(120),
+        start: 500,
+        end: 1000,
+    });
     r.on_close();
     let rec = r.finish();
     let m = flow_metrics(&rec, Duration::from_millis(500));
@@ -107,17 +170,32 @@ fn completed_transfer_has_completion_time() {
     assert!(close(m.app_latency_from_send_ms.max, 110.0));
     assert!(close(m.goodput_bps, 16_000.0));
     // Unbounded flow: no completion time even though everything arrived.
-    let open = FlowRecords { finite: false, ..rec };
-    assert_eq!(flow_metrics(&open, Duration::from_millis(500)).completion_time_ms, None);
+    let open = FlowRecords {
+        finite: false,
+        ..rec
+    };
+    assert_eq!(
+        flow_metrics(&open, Duration::from_millis(500)).completion_time_ms,
+        None
+    );
 }
 
 #[test]
 fn empty_flow_is_all_null_but_counts() {
     let m = flow_metrics(&FlowRecords::default(), Duration::ZERO);
     for s in [m.app_latency_ms, m.ack_latency_from_send_ms] {
-        assert_eq!(s, LatencyStats { count: 0, ..Default::default() });
+        assert_eq!(
+            s,
+            LatencyStats {
+                count: 0,
+                ..Default::default()
+            }
+        );
     }
-    assert_eq!((m.avg_payload_bytes, m.goodput_bps, m.completion_time_ms), (None, None, None));
+    assert_eq!(
+        (m.avg_payload_bytes, m.goodput_bps, m.completion_time_ms),
+        (None, None, None)
+    );
     let json = serde_json::to_value(&m).unwrap();
     assert_eq!(json["app_latency_ms"]["p99"], serde_json::Value::Null);
     assert_eq!(json["app_latency_ms"]["count"], serde_json::json!(0));
@@ -126,15 +204,33 @@ fn empty_flow_is_all_null_but_counts() {
 
 #[test]
 fn json_has_every_interface_name() {
-    let json = serde_json::to_value(flow_metrics(&lossy_records(), Duration::from_secs(1))).unwrap();
+    let json =
+        serde_json::to_value(flow_metrics(&lossy_records(), Duration::from_secs(1))).unwrap();
     let obj = json.as_object().unwrap();
     let names = [
-        "app_latency_ms", "transport_latency_ms", "ack_latency_ms", "app_latency_from_send_ms",
-        "transport_latency_from_send_ms", "ack_latency_from_send_ms", "writes", "bytes_written",
-        "bytes_delivered", "data_packets_sent", "payload_bytes_sent", "unique_bytes_sent",
-        "redundant_bytes_sent", "avg_payload_bytes", "rdb_bundles", "retransmissions",
-        "retransmissions_by_cause", "rto_events", "spurious_retransmissions", "frozen_time_ms",
-        "duration_s", "goodput_bps", "completion_time_ms",
+        "app_latency_ms",
+        "transport_latency_ms",
+        "ack_latency_ms",
+        "app_latency_from_send_ms",
+        "transport_latency_from_send_ms",
+        "ack_latency_from_send_ms",
+        "writes",
+        "bytes_written",
+        "bytes_delivered",
+        "data_packets_sent",
+        "payload_bytes_sent",
+        "unique_bytes_sent",
+        "redundant_bytes_sent",
+        "avg_payload_bytes",
+        "rdb_bundles",
+        "retransmissions",
+        "retransmissions_by_cause",
+        "rto_events",
+        "spurious_retransmissions",
+        "frozen_time_ms",
+        "duration_s",
+        "goodput_bps",
+        "completion_time_ms",
     ];
     for n in names {
         assert!(obj.contains_key(n), "missing {n}");
@@ -142,9 +238,14 @@ fn json_has_every_interface_name() {
     assert_eq!(obj.len(), names.len());
     for n in FlowMetrics::LATENCY_NAMES {
         let keys: Vec<&String> = obj[n].as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["count", "max", "mean", "p50", "p90", "p99", "p999"]); // sorted map
+        assert_eq!(keys, ["count", "max", "mean", "p50", "p90", "p99", "p999"]);
+        // sorted map
     }
-    let by_cause: Vec<&String> = obj["retransmissions_by_cause"].as_object().unwrap().keys().collect();
+    let by_cause: Vec<&String> = obj["retransmissions_by_cause"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
     assert_eq!(by_cause, ["early", "fast", "rto", "tlp"]);
 }
 
@@ -153,7 +254,11 @@ fn flatten_json(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, serd
     match v {
         serde_json::Value::Object(m) => {
             for (k, v) in m {
-                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
                 flatten_json(&key, v, out);
             }
         }
@@ -178,7 +283,10 @@ fn scalars_match_the_json() {
         }
     }
     assert_eq!(m.scalars()[0].0, "app_latency_ms.mean");
-    assert!(m.scalars().iter().any(|(k, v)| k == "retransmissions_by_cause.rto" && *v == Some(1.0)));
+    assert!(m
+        .scalars()
+        .iter()
+        .any(|(k, v)| k == "retransmissions_by_cause.rto" && *v == Some(1.0)));
 }
 
 #[test]
@@ -191,13 +299,19 @@ fn nearest_rank_table() {
     assert_eq!(nearest_rank(&[7.0], 999, 1000), Some(7.0));
     assert_eq!(nearest_rank(&[], 50, 100), None);
     let s = LatencyStats::from_samples(&[3.0, 1.0, 2.0, 4.0]);
-    assert_eq!((s.p50, s.p90, s.max, s.mean, s.count), (Some(2.0), Some(4.0), Some(4.0), Some(2.5), 4));
+    assert_eq!(
+        (s.p50, s.p90, s.max, s.mean, s.count),
+        (Some(2.0), Some(4.0), Some(4.0), Some(2.5), 4)
+    );
 }
 
 #[test]
 fn cdf_small_and_downsampled() {
     assert!(latency_cdf(&[], 10).is_empty());
-    assert_eq!(latency_cdf(&[2.0, 1.0, 2.0, 4.0], 10), vec![(1.0, 0.25), (2.0, 0.75), (4.0, 1.0)]);
+    assert_eq!(
+        latency_cdf(&[2.0, 1.0, 2.0, 4.0], 10),
+        vec![(1.0, 0.25), (2.0, 0.75), (4.0, 1.0)]
+    );
     let v: Vec<f64> = (1..=10_000).map(f64::from).collect();
     let c = latency_cdf(&v, 200);
     assert_eq!(c.first(), Some(&(1.0, 1e-4)));
@@ -208,7 +322,10 @@ fn cdf_small_and_downsampled() {
 }
 
 fn samples() -> impl Strategy<Value = Vec<f64>> {
-    prop::collection::vec(prop_oneof![0.0f64..5_000.0, (0u32..50).prop_map(f64::from)], 1..400)
+    prop::collection::vec(
+        prop_oneof![0.0f64..5_000.0, (0u32..50).prop_map(f64::from)],
+        1..400,
+    )
 }
 
 proptest! {
