@@ -292,6 +292,7 @@ fn validate_flow(i: usize, f: RawFlow, duration: Duration) -> Result<Flow, Scena
         Some(o) => return Err(ScenarioError::invalid(k("direction"), format!("\"{o}\""), "\"forward\" or \"reverse\"")),
     };
     let app = validate_app(&k("app"), f.app)?;
+    check_write_count(&k("app"), &app, duration - start)?;
     let tcp = validate_tcp(&k("tcp"), f.tcp)?;
     Ok(Flow { name, rtt: f.rtt.map_or(Duration::ZERO, |r| r.0), access_bandwidth, start, direction, app, tcp })
 }
@@ -404,6 +405,30 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
             unreachable_kind(&key("kind"))?
         }
     })
+}
+
+/// Most application writes one flow may generate (each becomes one delivery record).
+pub const MAX_WRITES_PER_FLOW: u64 = 100_000_000;
+
+/// Rejects sources that would generate more than [`MAX_WRITES_PER_FLOW`] writes.
+fn check_write_count(prefix: &str, app: &App, active: Duration) -> Result<(), ScenarioError> {
+    let (key, interval_ns) = match *app {
+        App::Fixed { interval, .. } => ("interval", interval.as_nanos()),
+        App::Exponential { mean_interval, .. } => ("interval", mean_interval.as_nanos()),
+        App::Cbr { rate, payload_bytes } => ("rate", crate::app::cbr_interval_ns(rate, payload_bytes) as u128),
+        App::Transfer { writes, .. } if writes > MAX_WRITES_PER_FLOW => {
+            return Err(ScenarioError::invalid(format!("{prefix}.writes"), writes, format!("at most {MAX_WRITES_PER_FLOW} writes")))
+        }
+        _ => return Ok(()),
+    };
+    if active.as_nanos() / interval_ns.max(1) > MAX_WRITES_PER_FLOW as u128 {
+        return Err(ScenarioError::invalid(
+            format!("{prefix}.{key}"),
+            "(this value)",
+            format!("at most {MAX_WRITES_PER_FLOW} writes per flow over the flow's active time (a longer interval or a shorter duration)"),
+        ));
+    }
+    Ok(())
 }
 
 /// A kind the feature gate lets through but this simulator version cannot build yet.

@@ -375,3 +375,13 @@ fn garbage_never_panics() {
         }
     }
 }
+
+#[test]
+fn absurd_write_counts_are_rejected() {
+    let mut v = base();
+    set(&mut v, "flow.0.app.interval", toml::Value::String("1ns".into()));
+    assert_err(v, "flow.0.app.interval", &["at most"]);
+    let mut v = base();
+    set(&mut v, "flow.0.app", value("x = { kind = \"transfer\", writes = 1000000000, write_bytes = 1 }")["x"].clone());
+    assert_err(v, "flow.0.app.writes", &["1000000000", "at most"]);
+}

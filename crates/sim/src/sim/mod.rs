@@ -7,7 +7,9 @@
 //!   time the application issued them, covering all their bytes, even when the send buffer
 //!   takes them in several pieces: the rest stays pending and is offered again whenever the
 //!   sender is serviced, so app latency includes time spent waiting for send-buffer space.
-//!   A bulk source has no discrete writes: every chunk the endpoint accepts is one record.
+//!   A bulk source has no discrete writes: it fills the send buffer whenever the socket is
+//!   writable as Linux defines it (free space ≥ half the queued bytes, i.e. ≥ a third of the
+//!   buffer), and every chunk the endpoint accepts is one record.
 //! - Timers are re-armed lazily: an endpoint's timer event is pushed only when its deadline is
 //!   earlier than the one already queued; a later deadline is picked up when that event fires.
 //!   Stale events are recognised by a generation number.
@@ -238,8 +240,13 @@ impl<'a> Sim<'a> {
         let Some(ep) = eps[side].as_mut() else { return };
         while ep.read().is_some() {}
         if is_sender {
+            // A bulk writer sleeps until the socket is writable in Linux's sense
+            // (`sk_stream_is_writeable`: free space ≥ half of what is queued), then fills it.
             if source.is_bulk() {
-                loop {
+                let queued = ep.bytes_unacked();
+                let free = (ep.config().send_buffer as u64).saturating_sub(queued);
+                let writable = free > 0 && free >= queued / 2;
+                while writable {
                     let budget = source.bulk_budget();
                     if budget == 0 {
                         break;
