@@ -99,7 +99,8 @@ pub fn run(args: RunArgs) -> Result<()> {
     results.write(&out)?;
     if !args.quiet {
         print!("{}", crate::table::render(&results));
-        println!("{} runs; results in {}", runs.len(), out.display());
+        let plural = if runs.len() == 1 { "" } else { "s" };
+        println!("{} run{plural}; results in {}", runs.len(), out.display());
     }
     Ok(())
 }

@@ -369,3 +369,39 @@ fn bad_arguments_exit_2_naming_the_key() {
     assert_bad(d, &["run"], &["SCENARIO"]);
     assert_bad(d, &["frobnicate"], &["frobnicate"]);
 }
+
+#[test]
+fn quickstart_scenario_runs_and_latency_grows_with_loss() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/quickstart.toml"
+    );
+    let o = thinlab(
+        tmp.path(),
+        &[
+            "run",
+            scenario,
+            "--quiet",
+            "--out",
+            "q",
+            "--set",
+            "duration=2min",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = summary(&tmp.path().join("q"));
+    assert_eq!(s["scenario"], "quickstart");
+    let runs = s["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 8, "4 loss rates × 2 repetitions");
+    let mean = |i: usize| {
+        runs[i]["flows"][0]["metrics"]["app_latency_ms"]["mean"]
+            .as_f64()
+            .unwrap()
+    };
+    let (lossless, lossy) = (mean(0) + mean(1), mean(6) + mean(7));
+    assert!(
+        lossy > lossless * 1.2,
+        "mean latency at 5% loss {lossy} vs 0% {lossless}"
+    );
+}
