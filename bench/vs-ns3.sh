@@ -57,17 +57,18 @@ OUT="$(cd "$OUT" && pwd)"
 timed() {
     local so="$1" se="$2"; shift 2
     "$PYTHON" - "$so" "$se" "$@" <<'PY'
-import subprocess, sys, time
+import resource, subprocess, sys, time
 so, se, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
 with open(so, "w") as o, open(se, "w") as e:
     t = time.monotonic()
     r = subprocess.run(cmd, stdout=o, stderr=e)
     dt = time.monotonic() - t
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 if r.returncode != 0:
     sys.stderr.write(f"vs-ns3: command failed (exit {r.returncode}): {' '.join(cmd)}\n")
     sys.stderr.write(open(se).read()[-3000:])
     sys.exit(1)
-print(f"{dt:.6f}")
+print(f"{dt:.6f} {ru.ru_utime + ru.ru_stime:.6f}")
 PY
 }
 
@@ -84,8 +85,10 @@ for w in $WORKLOADS; do
             || die "thinlab failed on $scen (see $d/stderr.txt)"
         "$PYTHON" - "$w" "$i" "$t" "$d" >>"$OUT/runs.jsonl" <<'PY'
 import json, sys
-w, i, t, d = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-rec = {"sim": "thinlab", "workload": w, "run": i, "process_wall_s": t, "sim_wall_s": None}
+w, i, d = sys.argv[1], int(sys.argv[2]), sys.argv[4]
+t, cpu = (float(x) for x in sys.argv[3].split())
+rec = {"sim": "thinlab", "workload": w, "run": i, "process_wall_s": t, "process_cpu_s": cpu,
+       "sim_wall_s": None}
 try:
     s = json.load(open(f"{d}/summary.json"))
 except Exception as e:  # noqa: BLE001
@@ -127,10 +130,12 @@ PY
             || die "ns-3 failed on $nsscript (see $d/stderr.txt)"
         "$PYTHON" - "$w" "$i" "$t" "$d" >>"$OUT/runs.jsonl" <<'PY'
 import json, sys
-w, i, t, d = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+w, i, d = sys.argv[1], int(sys.argv[2]), sys.argv[4]
+t, cpu = (float(x) for x in sys.argv[3].split())
 lines = [l for l in open(f"{d}/stdout.txt") if l.startswith("{")]
 r = json.loads(lines[-1])
-rec = {"sim": "ns-3", "workload": w, "run": i, "process_wall_s": t, "sim_wall_s": r["wall_s"], "ns3": r}
+rec = {"sim": "ns-3", "workload": w, "run": i, "process_wall_s": t, "process_cpu_s": cpu,
+       "sim_wall_s": r["wall_s"], "sim_cpu_s": r.get("cpu_s"), "ns3": r}
 print(json.dumps(rec))
 PY
     done
@@ -165,6 +170,9 @@ for w in dict.fromkeys(r["workload"] for r in recs):
     tl_proc = best(r["process_wall_s"] for r in tl)
     tl_sim = best(r["sim_wall_s"] for r in tl)
     ns_run = best(r["sim_wall_s"] for r in n3)  # Simulator::Run() only
+    tl_cpu = best(r.get("process_cpu_s") for r in tl)
+    ns_cpu = best(r.get("sim_cpu_s") for r in n3)
+    ratio_cpu = ns_cpu / tl_cpu if tl_cpu and ns_cpu else None
     ratio = ns_run / tl_proc if tl_proc and ns_run else None
     ratio_sim = ns_run / tl_sim if tl_sim and ns_run else None
     ok = ratio is not None and ratio >= 50
@@ -179,12 +187,15 @@ for w in dict.fromkeys(r["workload"] for r in recs):
         "thinlab_process_wall_s_best": tl_proc, "thinlab_sim_wall_s_best": tl_sim,
         "ns3_run_wall_s_best": ns_run,
         "ratio_ns3_over_thinlab_process": ratio, "ratio_ns3_over_thinlab_sim": ratio_sim,
+        "thinlab_process_cpu_s_best": tl_cpu, "ns3_run_cpu_s_best": ns_cpu,
+        "ratio_cpu": ratio_cpu,
         "goal_met": ok, "goal_met_sim_only": ok_sim, "runs": tl + n3}
 print()
 print("thinlab s: best wall time of the whole `thinlab run` process (parse, simulate, metrics,")
 print("  files); sim-only: thinlab's own simulate time from summary.json, if it reports one.")
 print("ns-3 s: best wall time of Simulator::Run() only (no Python import/JIT, no setup).")
 print("ratio: ns-3 / thinlab process (conservative); second column: ns-3 / thinlab sim-only.")
+print("CPU times are in the JSON only: thinlab's include its idle rayon workers spinning.")
 for w, v in result["workloads"].items():
     for r in v["runs"]:
         if r["sim"] == "ns-3":

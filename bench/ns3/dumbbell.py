@@ -102,9 +102,9 @@ def main():
     ns.Simulator.Stop(stop)
     setup_s = time.perf_counter() - t0
 
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     ns.Simulator.Run()
-    wall_s = time.perf_counter() - t1
+    wall_s, cpu_s = time.perf_counter() - t1, time.process_time() - c1
 
     events = int(ns.Simulator.GetEventCount())
     rx = [int(glue.SinkRx(s)) for s in sinks]
@@ -119,6 +119,7 @@ def main():
         "simulator": "ns-3",
         "ns3_version": "3.44",
         "wall_s": round(wall_s, 3),
+        "cpu_s": round(cpu_s, 3),
         "setup_s": round(setup_s, 3),
         "import_s": round(IMPORT_S, 3),
         "sim_time_s": dur,

@@ -74,9 +74,9 @@ def main():
     ns.Simulator.Stop(ns.Seconds(args.duration + args.drain))
     setup_s = time.perf_counter() - t0
 
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     ns.Simulator.Run()
-    wall_s = time.perf_counter() - t1
+    wall_s, cpu_s = time.perf_counter() - t1, time.process_time() - c1
 
     events = int(ns.Simulator.GetEventCount())
     lat = glue.Latencies(writer, reader)
@@ -87,6 +87,7 @@ def main():
         "simulator": "ns-3",
         "ns3_version": "3.44",
         "wall_s": round(wall_s, 4),
+        "cpu_s": round(cpu_s, 4),
         "setup_s": round(setup_s, 4),
         "import_s": round(IMPORT_S, 3),
         "sim_time_s": args.duration + args.drain,
