@@ -80,7 +80,9 @@ fn benches(c: &mut Criterion) {
     let thin = thin_stream();
     g.bench_function("thin_stream_30min", |b| b.iter(|| black_box(run(&thin, 1))));
     let db = dumbbell();
-    g.bench_function("dumbbell_48_flows_100s", |b| b.iter(|| black_box(run(&db, 1))));
+    g.bench_function("dumbbell_48_flows_100s", |b| {
+        b.iter(|| black_box(run(&db, 1)))
+    });
     let pp = per_packet();
     let events = run(&pp, 1).events_processed;
     g.throughput(Throughput::Elements(events));

@@ -27,7 +27,13 @@ pub struct Source {
 
 impl Source {
     pub fn new(app: App, rng: Rng, stop_ns: u64) -> Source {
-        Source { app, rng, stop: stop_ns, bulk_written: 0, finished: false }
+        Source {
+            app,
+            rng,
+            stop: stop_ns,
+            bulk_written: 0,
+            finished: false,
+        }
     }
 
     pub fn app(&self) -> &App {
@@ -52,7 +58,10 @@ impl Source {
     /// time of the next tick, if any.
     pub fn start(&mut self, now: u64, write: &mut impl FnMut(u64)) -> Option<u64> {
         match self.app {
-            App::Transfer { writes, write_bytes } => {
+            App::Transfer {
+                writes,
+                write_bytes,
+            } => {
                 for _ in 0..writes {
                     write(write_bytes);
                 }
@@ -71,16 +80,26 @@ impl Source {
             return None;
         }
         let gap = match self.app {
-            App::Fixed { payload_bytes, interval } => {
+            App::Fixed {
+                payload_bytes,
+                interval,
+            } => {
                 write(payload_bytes);
                 interval.as_nanos() as u64
             }
-            App::Cbr { rate, payload_bytes } => {
+            App::Cbr {
+                rate,
+                payload_bytes,
+            } => {
                 write(payload_bytes);
                 cbr_interval_ns(rate, payload_bytes)
             }
-            App::Exponential { mean_payload_bytes, mean_interval } => {
-                let size = Exp::new(1.0 / mean_payload_bytes).map_or(1.0, |d| d.sample(&mut self.rng));
+            App::Exponential {
+                mean_payload_bytes,
+                mean_interval,
+            } => {
+                let size =
+                    Exp::new(1.0 / mean_payload_bytes).map_or(1.0, |d| d.sample(&mut self.rng));
                 write((size.round() as u64).max(1));
                 let mean_ns = mean_interval.as_nanos() as f64;
                 let g = Exp::new(1.0 / mean_ns).map_or(mean_ns, |d| d.sample(&mut self.rng));
@@ -108,7 +127,9 @@ impl Source {
     /// For bulk sources: how many more bytes may be written now (0 once stopped).
     pub fn bulk_budget(&self) -> u64 {
         match self.app {
-            App::Bulk { bytes } if !self.finished => bytes.map_or(u64::MAX, |b| b - self.bulk_written),
+            App::Bulk { bytes } if !self.finished => {
+                bytes.map_or(u64::MAX, |b| b - self.bulk_written)
+            }
             _ => 0,
         }
     }
@@ -148,25 +169,52 @@ mod tests {
 
     #[test]
     fn fixed_schedule() {
-        let w = run(App::Fixed { payload_bytes: 120, interval: Duration::from_millis(140) }, 0, 1_000_000_000);
+        let w = run(
+            App::Fixed {
+                payload_bytes: 120,
+                interval: Duration::from_millis(140),
+            },
+            0,
+            1_000_000_000,
+        );
         assert_eq!(w.len(), 8); // 0, 140, …, 980 ms
         assert_eq!(w[7], (980_000_000, 120));
-        let w = run(App::Fixed { payload_bytes: 10, interval: Duration::from_millis(100) }, 50_000_000, 250_000_000);
-        assert_eq!(w.iter().map(|x| x.0).collect::<Vec<_>>(), vec![50_000_000, 150_000_000]);
+        let w = run(
+            App::Fixed {
+                payload_bytes: 10,
+                interval: Duration::from_millis(100),
+            },
+            50_000_000,
+            250_000_000,
+        );
+        assert_eq!(
+            w.iter().map(|x| x.0).collect::<Vec<_>>(),
+            vec![50_000_000, 150_000_000]
+        );
     }
 
     #[test]
     fn cbr_schedule() {
         // 1000 bytes at 300 kbit/s: every 26.666… ms.
         assert_eq!(cbr_interval_ns(300_000, 1000), 26_666_666);
-        let w = run(App::Cbr { rate: 300_000, payload_bytes: 1000 }, 0, 1_000_000_000);
+        let w = run(
+            App::Cbr {
+                rate: 300_000,
+                payload_bytes: 1000,
+            },
+            0,
+            1_000_000_000,
+        );
         assert_eq!(w.len(), 38);
     }
 
     #[test]
     fn exponential_means() {
         let w = run(
-            App::Exponential { mean_payload_bytes: 200.0, mean_interval: Duration::from_millis(10) },
+            App::Exponential {
+                mean_payload_bytes: 200.0,
+                mean_interval: Duration::from_millis(10),
+            },
             0,
             1_000_000_000_000,
         );
@@ -179,13 +227,24 @@ mod tests {
 
     #[test]
     fn transfer_all_at_start() {
-        let w = run(App::Transfer { writes: 3, write_bytes: 2500 }, 7, 10);
+        let w = run(
+            App::Transfer {
+                writes: 3,
+                write_bytes: 2500,
+            },
+            7,
+            10,
+        );
         assert_eq!(w, vec![(7, 2500); 3]);
     }
 
     #[test]
     fn bulk_budget() {
-        let mut s = Source::new(App::Bulk { bytes: Some(1000) }, stream(1, Component::App(0)), 10);
+        let mut s = Source::new(
+            App::Bulk { bytes: Some(1000) },
+            stream(1, Component::App(0)),
+            10,
+        );
         assert_eq!(s.bulk_budget(), 1000);
         s.bulk_wrote(600);
         assert_eq!(s.bulk_budget(), 400);

@@ -13,10 +13,18 @@ pub enum ScenarioError {
     Schema { key: String, message: String },
     /// A well-typed value outside what is allowed.
     #[error("`{key}` = {value}: expected {expected}")]
-    Invalid { key: String, value: String, expected: String },
+    Invalid {
+        key: String,
+        value: String,
+        expected: String,
+    },
     /// A value of the interface contract that a later issue implements.
     #[error("`{key}` = {value}: {feature} is not implemented yet")]
-    NotImplemented { key: String, value: String, feature: String },
+    NotImplemented {
+        key: String,
+        value: String,
+        feature: String,
+    },
 }
 
 impl ScenarioError {
@@ -30,8 +38,16 @@ impl ScenarioError {
         }
     }
 
-    pub(crate) fn invalid(key: impl Into<String>, value: impl std::fmt::Display, expected: impl Into<String>) -> Self {
-        ScenarioError::Invalid { key: key.into(), value: value.to_string(), expected: expected.into() }
+    pub(crate) fn invalid(
+        key: impl Into<String>,
+        value: impl std::fmt::Display,
+        expected: impl Into<String>,
+    ) -> Self {
+        ScenarioError::Invalid {
+            key: key.into(),
+            value: value.to_string(),
+            expected: expected.into(),
+        }
     }
 
     pub(crate) fn from_serde(err: serde_path_to_error::Error<toml::de::Error>) -> Self {
@@ -49,7 +65,11 @@ impl ScenarioError {
             .join(".");
         let inner = err.into_inner();
         let message = inner.message().trim().to_string();
-        let key = if key.is_empty() { "(top level)".to_string() } else { key };
+        let key = if key.is_empty() {
+            "(top level)".to_string()
+        } else {
+            key
+        };
         ScenarioError::Schema { key, message }
     }
 }

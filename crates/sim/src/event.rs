@@ -54,7 +54,10 @@ impl EventQueue {
     }
 
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(n), counter: 0 }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(n),
+            counter: 0,
+        }
     }
 
     /// Schedules `kind` at `time` (ns).

@@ -61,6 +61,10 @@ pub fn check(f: Feature, key: &str, value: impl std::fmt::Display) -> Result<(),
     if implemented(f) {
         Ok(())
     } else {
-        Err(ScenarioError::NotImplemented { key: key.to_string(), value: value.to_string(), feature: f.describe() })
+        Err(ScenarioError::NotImplemented {
+            key: key.to_string(),
+            value: value.to_string(),
+            feature: f.describe(),
+        })
     }
 }

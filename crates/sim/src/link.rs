@@ -121,11 +121,15 @@ impl Link {
             }
             self.waiting.push_back((tx_start, bytes));
             self.waiting_bytes += bytes as u64;
-            self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.waiting.len() as u64);
+            self.stats.max_queue_packets =
+                self.stats.max_queue_packets.max(self.waiting.len() as u64);
         }
         let tx_end = tx_start.saturating_add(serialisation_ns(bytes, self.rate_bps));
         self.busy_until = tx_end;
-        let arrival = tx_end.saturating_add(self.delay_ns).saturating_add(jitter_ns).max(self.last_arrival);
+        let arrival = tx_end
+            .saturating_add(self.delay_ns)
+            .saturating_add(jitter_ns)
+            .max(self.last_arrival);
         self.last_arrival = arrival;
         self.stats.carried += 1;
         self.stats.carried_bytes += bytes as u64;
@@ -145,7 +149,10 @@ mod tests {
         // Back-to-back: the second waits for the first.
         assert_eq!(l.offer(0, 1000, 0), Some(12_000_000));
         // After the link went idle, no waiting.
-        assert_eq!(l.offer(50_000_000, 500, 0), Some(50_000_000 + 500_000 + 10_000_000));
+        assert_eq!(
+            l.offer(50_000_000, 500, 0),
+            Some(50_000_000 + 500_000 + 10_000_000)
+        );
         // Rounding up: 1 byte at 3 bit/s.
         assert_eq!(serialisation_ns(1, Some(3)), 2_666_666_667);
         assert_eq!(serialisation_ns(1500, None), 0);

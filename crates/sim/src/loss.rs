@@ -35,7 +35,12 @@ impl FlowLoss {
         match *model {
             LossModel::None => false,
             LossModel::Bernoulli { rate } => rate > 0.0 && self.rng.gen::<f64>() < rate,
-            LossModel::GilbertElliott { p, r, loss_good, loss_bad } => {
+            LossModel::GilbertElliott {
+                p,
+                r,
+                loss_good,
+                loss_bad,
+            } => {
                 let flip = if self.bad { r } else { p };
                 if flip > 0.0 && self.rng.gen::<f64>() < flip {
                     self.bad = !self.bad;
@@ -53,7 +58,12 @@ pub fn stationary_rate(model: &LossModel) -> f64 {
     match *model {
         LossModel::None | LossModel::Positions(_) => 0.0,
         LossModel::Bernoulli { rate } => rate,
-        LossModel::GilbertElliott { p, r, loss_good, loss_bad } => {
+        LossModel::GilbertElliott {
+            p,
+            r,
+            loss_good,
+            loss_bad,
+        } => {
             if p + r == 0.0 {
                 loss_good
             } else {
@@ -69,7 +79,13 @@ mod tests {
     use crate::rng::{stream, Component};
 
     fn rate_of(model: &LossModel, n: u64) -> f64 {
-        let mut l = FlowLoss::new(stream(7, Component::Loss { flow: 0, forward: true }));
+        let mut l = FlowLoss::new(stream(
+            7,
+            Component::Loss {
+                flow: 0,
+                forward: true,
+            },
+        ));
         (1..=n).filter(|&i| l.lose(model, i)).count() as f64 / n as f64
     }
 
@@ -79,24 +95,46 @@ mod tests {
             let m = LossModel::Bernoulli { rate };
             let got = rate_of(&m, 200_000);
             let sd = (rate * (1.0 - rate) / 200_000.0).sqrt();
-            assert!((got - rate).abs() <= 5.0 * sd + 1e-12, "rate {rate}: got {got}");
+            assert!(
+                (got - rate).abs() <= 5.0 * sd + 1e-12,
+                "rate {rate}: got {got}"
+            );
         }
     }
 
     #[test]
     fn gilbert_elliott_stationary() {
-        let m = LossModel::GilbertElliott { p: 0.01, r: 0.2, loss_good: 0.001, loss_bad: 0.6 };
+        let m = LossModel::GilbertElliott {
+            p: 0.01,
+            r: 0.2,
+            loss_good: 0.001,
+            loss_bad: 0.6,
+        };
         let expect = stationary_rate(&m);
         assert!((expect - (0.2 * 0.001 + 0.01 * 0.6) / 0.21).abs() < 1e-12);
         let got = rate_of(&m, 1_000_000);
-        assert!((got - expect).abs() < 0.1 * expect, "expected {expect}, got {got}");
+        assert!(
+            (got - expect).abs() < 0.1 * expect,
+            "expected {expect}, got {got}"
+        );
     }
 
     #[test]
     fn gilbert_elliott_is_bursty() {
         // Mean burst length in Bad with loss_bad = 1 is 1/r.
-        let m = LossModel::GilbertElliott { p: 0.01, r: 0.25, loss_good: 0.0, loss_bad: 1.0 };
-        let mut l = FlowLoss::new(stream(3, Component::Loss { flow: 0, forward: true }));
+        let m = LossModel::GilbertElliott {
+            p: 0.01,
+            r: 0.25,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        };
+        let mut l = FlowLoss::new(stream(
+            3,
+            Component::Loss {
+                flow: 0,
+                forward: true,
+            },
+        ));
         let (mut bursts, mut lost, mut prev) = (0u64, 0u64, false);
         for i in 1..=500_000 {
             let x = l.lose(&m, i);
@@ -115,7 +153,13 @@ mod tests {
     #[test]
     fn positions_exact() {
         let m = LossModel::Positions(vec![1, 5, 60]);
-        let mut l = FlowLoss::new(stream(1, Component::Loss { flow: 0, forward: true }));
+        let mut l = FlowLoss::new(stream(
+            1,
+            Component::Loss {
+                flow: 0,
+                forward: true,
+            },
+        ));
         let lost: Vec<u64> = (1..=100).filter(|&i| l.lose(&m, i)).collect();
         assert_eq!(lost, vec![1, 5, 60]);
     }

@@ -39,7 +39,11 @@ pub struct DropCounts {
 
 impl DropCounts {
     pub fn total(&self) -> u64 {
-        self.loss_forward + self.loss_reverse + self.queue_forward + self.queue_reverse + self.queue_access
+        self.loss_forward
+            + self.loss_reverse
+            + self.queue_forward
+            + self.queue_reverse
+            + self.queue_access
     }
 }
 

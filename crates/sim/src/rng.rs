@@ -68,8 +68,22 @@ mod tests {
         let b: u64 = stream(1, Component::App(1)).gen();
         let c: u64 = stream(2, Component::App(0)).gen();
         let d: u64 = stream(1, Component::Isn(0)).gen();
-        let e: u64 = stream(1, Component::Loss { flow: 0, forward: true }).gen();
-        let f: u64 = stream(1, Component::Loss { flow: 0, forward: false }).gen();
+        let e: u64 = stream(
+            1,
+            Component::Loss {
+                flow: 0,
+                forward: true,
+            },
+        )
+        .gen();
+        let f: u64 = stream(
+            1,
+            Component::Loss {
+                flow: 0,
+                forward: false,
+            },
+        )
+        .gen();
         assert_eq!(a, a2);
         let all = [a, b, c, d, e, f];
         for i in 0..all.len() {

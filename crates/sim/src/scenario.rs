@@ -56,8 +56,15 @@ pub enum QueueLimit {
 #[derive(Clone, Debug, PartialEq)]
 pub enum LossModel {
     None,
-    Bernoulli { rate: f64 },
-    GilbertElliott { p: f64, r: f64, loss_good: f64, loss_bad: f64 },
+    Bernoulli {
+        rate: f64,
+    },
+    GilbertElliott {
+        p: f64,
+        r: f64,
+        loss_good: f64,
+        loss_bad: f64,
+    },
     /// 1-based indices of packets entering this direction of the bottleneck.
     Positions(Vec<u64>),
 }
@@ -87,9 +94,15 @@ pub struct Flow {
 #[derive(Clone, Debug, PartialEq)]
 pub enum App {
     /// `payload_bytes` every `interval`.
-    Fixed { payload_bytes: u64, interval: Duration },
+    Fixed {
+        payload_bytes: u64,
+        interval: Duration,
+    },
     /// Exponentially distributed sizes (≥ 1 byte) and gaps with the given means.
-    Exponential { mean_payload_bytes: f64, mean_interval: Duration },
+    Exponential {
+        mean_payload_bytes: f64,
+        mean_interval: Duration,
+    },
     /// `payload_bytes` every `payload_bytes · 8 / rate` seconds.
     Cbr { rate: u64, payload_bytes: u64 },
     /// Keeps the send buffer full; `bytes` in total then close, or unbounded until `duration`.
@@ -108,22 +121,32 @@ impl App {
 impl Scenario {
     /// Parses TOML text (syntax errors become [`ScenarioError::Syntax`]).
     pub fn from_toml_str(s: &str) -> Result<Scenario, ScenarioError> {
-        let v: toml::Value = toml::from_str(s).map_err(|e| ScenarioError::Syntax(e.message().to_string()))?;
+        let v: toml::Value =
+            toml::from_str(s).map_err(|e| ScenarioError::Syntax(e.message().to_string()))?;
         Scenario::from_toml(v)
     }
 
     /// Deserializes and validates a scenario value (the CLI removes `[sweep]` first).
     pub fn from_toml(v: toml::Value) -> Result<Scenario, ScenarioError> {
         if !v.is_table() {
-            return Err(ScenarioError::invalid("(top level)", v.type_str(), "a table"));
+            return Err(ScenarioError::invalid(
+                "(top level)",
+                v.type_str(),
+                "a table",
+            ));
         }
-        let raw: RawScenario = serde_path_to_error::deserialize(v).map_err(ScenarioError::from_serde)?;
+        let raw: RawScenario =
+            serde_path_to_error::deserialize(v).map_err(ScenarioError::from_serde)?;
         validate(raw)
     }
 
     /// The largest `rto_max` of any flow (for the drain bound).
     pub fn max_rto_max(&self) -> Duration {
-        self.flows.iter().map(|f| f.tcp.rto_max).max().unwrap_or(Duration::ZERO)
+        self.flows
+            .iter()
+            .map(|f| f.tcp.rto_max)
+            .max()
+            .unwrap_or(Duration::ZERO)
     }
 }
 
@@ -133,7 +156,11 @@ fn validate(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     }
     let duration = raw.duration.0;
     if duration.is_zero() {
-        return Err(ScenarioError::invalid("duration", "\"0s\"", "a positive duration"));
+        return Err(ScenarioError::invalid(
+            "duration",
+            "\"0s\"",
+            "a positive duration",
+        ));
     }
     let repetitions = raw.repetitions.unwrap_or(1);
     if repetitions == 0 {
@@ -155,12 +182,23 @@ fn validate(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         .enumerate()
         .map(|(i, f)| validate_flow(i, f, duration))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Scenario { name: raw.name, seed: raw.seed.unwrap_or(1), duration, repetitions, network, flows })
+    Ok(Scenario {
+        name: raw.name,
+        seed: raw.seed.unwrap_or(1),
+        duration,
+        repetitions,
+        network,
+        flows,
+    })
 }
 
 fn validate_network(n: RawNetwork) -> Result<Network, ScenarioError> {
     if n.bandwidth.0 == 0 {
-        return Err(ScenarioError::invalid("network.bandwidth", "0", "a positive rate like \"100Mbit\""));
+        return Err(ScenarioError::invalid(
+            "network.bandwidth",
+            "0",
+            "a positive rate like \"100Mbit\"",
+        ));
     }
     let queue = match (n.queue_packets, n.queue_bytes) {
         (Some(_), Some(_)) => {
@@ -170,10 +208,20 @@ fn validate_network(n: RawNetwork) -> Result<Network, ScenarioError> {
                 "only one of queue_packets and queue_bytes",
             ))
         }
-        (Some(0), None) => return Err(ScenarioError::invalid("network.queue_packets", 0, "at least 1 packet")),
+        (Some(0), None) => {
+            return Err(ScenarioError::invalid(
+                "network.queue_packets",
+                0,
+                "at least 1 packet",
+            ))
+        }
         (Some(p), None) => QueueLimit::Packets(p),
         (None, Some(b)) if b.0 < 100 => {
-            return Err(ScenarioError::invalid("network.queue_bytes", b.0, "at least 100 bytes (one small frame)"))
+            return Err(ScenarioError::invalid(
+                "network.queue_bytes",
+                b.0,
+                "at least 100 bytes (one small frame)",
+            ))
         }
         (None, Some(b)) => QueueLimit::Bytes(b.0),
         (None, None) => QueueLimit::Packets(1000),
@@ -202,8 +250,14 @@ fn validate_network(n: RawNetwork) -> Result<Network, ScenarioError> {
 
 fn probability(key: &str, v: Option<f64>, model: &str) -> Result<f64, ScenarioError> {
     match v {
-        None => Err(ScenarioError::invalid(key, "(missing)", format!("a probability in [0, 1] (required by model \"{model}\")"))),
-        Some(x) if !(0.0..=1.0).contains(&x) => Err(ScenarioError::invalid(key, x, "a probability in [0, 1]")),
+        None => Err(ScenarioError::invalid(
+            key,
+            "(missing)",
+            format!("a probability in [0, 1] (required by model \"{model}\")"),
+        )),
+        Some(x) if !(0.0..=1.0).contains(&x) => {
+            Err(ScenarioError::invalid(key, x, "a probability in [0, 1]"))
+        }
         Some(x) => Ok(x),
     }
 }
@@ -237,13 +291,19 @@ fn validate_loss(prefix: &str, l: RawLoss) -> Result<LossModel, ScenarioError> {
             } else {
                 format!("only {} for model \"{}\"", allowed.join(", "), l.model)
             };
-            return Err(ScenarioError::invalid(format!("{prefix}.{k}"), "(set)", exp));
+            return Err(ScenarioError::invalid(
+                format!("{prefix}.{k}"),
+                "(set)",
+                exp,
+            ));
         }
     }
     let key = |k: &str| format!("{prefix}.{k}");
     Ok(match l.model.as_str() {
         "none" => LossModel::None,
-        "bernoulli" => LossModel::Bernoulli { rate: probability(&key("rate"), l.rate, "bernoulli")? },
+        "bernoulli" => LossModel::Bernoulli {
+            rate: probability(&key("rate"), l.rate, "bernoulli")?,
+        },
         "gilbert-elliott" => {
             let m = "gilbert-elliott";
             LossModel::GilbertElliott {
@@ -255,12 +315,20 @@ fn validate_loss(prefix: &str, l: RawLoss) -> Result<LossModel, ScenarioError> {
         }
         _ => {
             let raw = l.positions.ok_or_else(|| {
-                ScenarioError::invalid(key("positions"), "(missing)", "a list of 1-based packet indices")
+                ScenarioError::invalid(
+                    key("positions"),
+                    "(missing)",
+                    "a list of 1-based packet indices",
+                )
             })?;
             let mut out = Vec::with_capacity(raw.len());
             for (i, p) in raw.into_iter().enumerate() {
                 if p < 1 {
-                    return Err(ScenarioError::invalid(format!("{prefix}.positions.{i}"), p, "a 1-based packet index (≥ 1)"));
+                    return Err(ScenarioError::invalid(
+                        format!("{prefix}.positions.{i}"),
+                        p,
+                        "a 1-based packet index (≥ 1)",
+                    ));
                 }
                 out.push(p as u64);
             }
@@ -283,18 +351,38 @@ fn validate_flow(i: usize, f: RawFlow, duration: Duration) -> Result<Flow, Scena
         ));
     }
     let access_bandwidth = match f.access_bandwidth {
-        Some(r) if r.0 == 0 => return Err(ScenarioError::invalid(k("access_bandwidth"), "0", "a positive rate")),
+        Some(r) if r.0 == 0 => {
+            return Err(ScenarioError::invalid(
+                k("access_bandwidth"),
+                "0",
+                "a positive rate",
+            ))
+        }
         r => r.map(|r| r.0),
     };
     let direction = match f.direction.as_deref() {
         None | Some("forward") => Direction::Forward,
         Some("reverse") => Direction::Reverse,
-        Some(o) => return Err(ScenarioError::invalid(k("direction"), format!("\"{o}\""), "\"forward\" or \"reverse\"")),
+        Some(o) => {
+            return Err(ScenarioError::invalid(
+                k("direction"),
+                format!("\"{o}\""),
+                "\"forward\" or \"reverse\"",
+            ))
+        }
     };
     let app = validate_app(&k("app"), f.app)?;
     check_write_count(&k("app"), &app, duration - start)?;
     let tcp = validate_tcp(&k("tcp"), f.tcp)?;
-    Ok(Flow { name, rtt: f.rtt.map_or(Duration::ZERO, |r| r.0), access_bandwidth, start, direction, app, tcp })
+    Ok(Flow {
+        name,
+        rtt: f.rtt.map_or(Duration::ZERO, |r| r.0),
+        access_bandwidth,
+        start,
+        direction,
+        app,
+        tcp,
+    })
 }
 
 fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
@@ -336,61 +424,120 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
             ));
         }
     }
-    let missing = |k: &str, what: &str| ScenarioError::invalid(key(k), "(missing)", format!("{what} (required by kind \"{}\")", a.kind));
+    let missing = |k: &str, what: &str| {
+        ScenarioError::invalid(
+            key(k),
+            "(missing)",
+            format!("{what} (required by kind \"{}\")", a.kind),
+        )
+    };
     let positive_int = |k: &str, v: Option<f64>| -> Result<u64, ScenarioError> {
         let v = v.ok_or_else(|| missing(k, "a positive number of bytes"))?;
         if !(v >= 1.0 && v.fract() == 0.0 && v <= 1e12) {
-            return Err(ScenarioError::invalid(key(k), v, "a positive whole number of bytes"));
+            return Err(ScenarioError::invalid(
+                key(k),
+                v,
+                "a positive whole number of bytes",
+            ));
         }
         Ok(v as u64)
     };
-    let positive_dur = |k: &str, v: Option<crate::units::DurationValue>| -> Result<Duration, ScenarioError> {
-        let v = v.ok_or_else(|| missing(k, "a positive duration"))?.0;
-        if v.is_zero() {
-            return Err(ScenarioError::invalid(key(k), "\"0s\"", "a positive duration"));
-        }
-        Ok(v)
-    };
+    let positive_dur =
+        |k: &str, v: Option<crate::units::DurationValue>| -> Result<Duration, ScenarioError> {
+            let v = v.ok_or_else(|| missing(k, "a positive duration"))?.0;
+            if v.is_zero() {
+                return Err(ScenarioError::invalid(
+                    key(k),
+                    "\"0s\"",
+                    "a positive duration",
+                ));
+            }
+            Ok(v)
+        };
     Ok(match a.kind.as_str() {
         "fixed" => App::Fixed {
             payload_bytes: positive_int("payload_bytes", a.payload_bytes)?,
             interval: positive_dur("interval", a.interval)?,
         },
         "exponential" => {
-            let m = a.payload_bytes.ok_or_else(|| missing("payload_bytes", "a positive mean payload"))?;
-            if !(m.is_finite() && m >= 1.0 && m <= 1e12) {
-                return Err(ScenarioError::invalid(key("payload_bytes"), m, "a mean payload of at least 1 byte"));
+            let m = a
+                .payload_bytes
+                .ok_or_else(|| missing("payload_bytes", "a positive mean payload"))?;
+            if !(m.is_finite() && (1.0..=1e12).contains(&m)) {
+                return Err(ScenarioError::invalid(
+                    key("payload_bytes"),
+                    m,
+                    "a mean payload of at least 1 byte",
+                ));
             }
-            App::Exponential { mean_payload_bytes: m, mean_interval: positive_dur("interval", a.interval)? }
+            App::Exponential {
+                mean_payload_bytes: m,
+                mean_interval: positive_dur("interval", a.interval)?,
+            }
         }
         "cbr" => {
             let rate = a.rate.ok_or_else(|| missing("rate", "a positive rate"))?.0;
             if rate == 0 {
-                return Err(ScenarioError::invalid(key("rate"), "0", "a positive rate like \"300kbit\""));
+                return Err(ScenarioError::invalid(
+                    key("rate"),
+                    "0",
+                    "a positive rate like \"300kbit\"",
+                ));
             }
             let payload_bytes = positive_int("payload_bytes", a.payload_bytes)?;
             if payload_bytes as u128 * 8 * 1_000_000_000 / (rate as u128) == 0 {
-                return Err(ScenarioError::invalid(key("rate"), rate, "a rate low enough for a non-zero write interval"));
+                return Err(ScenarioError::invalid(
+                    key("rate"),
+                    rate,
+                    "a rate low enough for a non-zero write interval",
+                ));
             }
-            App::Cbr { rate, payload_bytes }
+            App::Cbr {
+                rate,
+                payload_bytes,
+            }
         }
         "bulk" => match a.bytes {
-            Some(b) if b.0 == 0 => return Err(ScenarioError::invalid(key("bytes"), 0, "a positive byte count")),
-            b => App::Bulk { bytes: b.map(|b| b.0) },
+            Some(b) if b.0 == 0 => {
+                return Err(ScenarioError::invalid(
+                    key("bytes"),
+                    0,
+                    "a positive byte count",
+                ))
+            }
+            b => App::Bulk {
+                bytes: b.map(|b| b.0),
+            },
         },
         "transfer" => {
-            let writes = a.writes.ok_or_else(|| missing("writes", "a positive number of writes"))?;
+            let writes = a
+                .writes
+                .ok_or_else(|| missing("writes", "a positive number of writes"))?;
             if writes == 0 {
                 return Err(ScenarioError::invalid(key("writes"), 0, "at least 1 write"));
             }
-            let wb = a.write_bytes.ok_or_else(|| missing("write_bytes", "a positive byte count"))?.0;
+            let wb = a
+                .write_bytes
+                .ok_or_else(|| missing("write_bytes", "a positive byte count"))?
+                .0;
             if wb == 0 {
-                return Err(ScenarioError::invalid(key("write_bytes"), 0, "a positive byte count"));
+                return Err(ScenarioError::invalid(
+                    key("write_bytes"),
+                    0,
+                    "a positive byte count",
+                ));
             }
-            if writes.checked_mul(wb).map_or(true, |t| t > 1 << 40) {
-                return Err(ScenarioError::invalid(key("writes"), writes, "writes × write_bytes at most 1 TiB"));
+            if !matches!(writes.checked_mul(wb), Some(t) if t <= 1 << 40) {
+                return Err(ScenarioError::invalid(
+                    key("writes"),
+                    writes,
+                    "writes × write_bytes at most 1 TiB",
+                ));
             }
-            App::Transfer { writes, write_bytes: wb }
+            App::Transfer {
+                writes,
+                write_bytes: wb,
+            }
         }
         "profile" => {
             features::check(Feature::AppProfile, &key("kind"), "\"profile\"")?;
@@ -415,9 +562,19 @@ fn check_write_count(prefix: &str, app: &App, active: Duration) -> Result<(), Sc
     let (key, interval_ns) = match *app {
         App::Fixed { interval, .. } => ("interval", interval.as_nanos()),
         App::Exponential { mean_interval, .. } => ("interval", mean_interval.as_nanos()),
-        App::Cbr { rate, payload_bytes } => ("rate", crate::app::cbr_interval_ns(rate, payload_bytes) as u128),
+        App::Cbr {
+            rate,
+            payload_bytes,
+        } => (
+            "rate",
+            crate::app::cbr_interval_ns(rate, payload_bytes) as u128,
+        ),
         App::Transfer { writes, .. } if writes > MAX_WRITES_PER_FLOW => {
-            return Err(ScenarioError::invalid(format!("{prefix}.writes"), writes, format!("at most {MAX_WRITES_PER_FLOW} writes")))
+            return Err(ScenarioError::invalid(
+                format!("{prefix}.writes"),
+                writes,
+                format!("at most {MAX_WRITES_PER_FLOW} writes"),
+            ))
         }
         _ => return Ok(()),
     };
@@ -433,14 +590,28 @@ fn check_write_count(prefix: &str, app: &App, active: Duration) -> Result<(), Sc
 
 /// A kind the feature gate lets through but this simulator version cannot build yet.
 fn unreachable_kind(key: &str) -> Result<App, ScenarioError> {
-    Err(ScenarioError::NotImplemented { key: key.into(), value: "(kind)".into(), feature: "this app kind in the simulator".into() })
+    Err(ScenarioError::NotImplemented {
+        key: key.into(),
+        value: "(kind)".into(),
+        feature: "this app kind in the simulator".into(),
+    })
 }
 
-const MECHANISMS: [&str; 7] = ["rdb", "linear-timeouts", "thin-dupack", "early-retransmit", "er-threshold", "tlp", "rack"];
+const MECHANISMS: [&str; 7] = [
+    "rdb",
+    "linear-timeouts",
+    "thin-dupack",
+    "early-retransmit",
+    "er-threshold",
+    "tlp",
+    "rack",
+];
 
 fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig, ScenarioError> {
     let key = |s: &str| format!("{prefix}.{s}");
-    let Some(t) = t else { return Ok(TcpConfig::from_profile(Profile::Linux2622)) };
+    let Some(t) = t else {
+        return Ok(TcpConfig::from_profile(Profile::Linux2622));
+    };
     let profile = match t.profile.as_deref() {
         None => Profile::Linux2622,
         Some("linux") => {
@@ -448,7 +619,11 @@ fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig, ScenarioEr
             Profile::Linux2622
         }
         Some(p) => Profile::from_name(p).ok_or_else(|| {
-            ScenarioError::invalid(key("profile"), format!("\"{p}\""), "one of \"linux-2.6.22\", \"linux\", \"freebsd-6\", \"ns2\", \"rfc\"")
+            ScenarioError::invalid(
+                key("profile"),
+                format!("\"{p}\""),
+                "one of \"linux-2.6.22\", \"linux\", \"freebsd-6\", \"ns2\", \"rfc\"",
+            )
         })?,
     };
     let mut c = TcpConfig::from_profile(profile);
@@ -456,9 +631,23 @@ fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig, ScenarioEr
         c.cc = match cc {
             "newreno" => CcAlgorithm::NewReno,
             "reno" => CcAlgorithm::Reno,
-            "cubic" => return Err(features::check(Feature::CcCubic, &key("cc"), "\"cubic\"").err().unwrap_or_else(|| cc_missing(&key("cc")))),
-            "pert" => return Err(features::check(Feature::CcPert, &key("cc"), "\"pert\"").err().unwrap_or_else(|| cc_missing(&key("cc")))),
-            o => return Err(ScenarioError::invalid(key("cc"), format!("\"{o}\""), "one of \"newreno\", \"reno\", \"cubic\", \"pert\"")),
+            "cubic" => {
+                return Err(features::check(Feature::CcCubic, &key("cc"), "\"cubic\"")
+                    .err()
+                    .unwrap_or_else(|| cc_missing(&key("cc"))))
+            }
+            "pert" => {
+                return Err(features::check(Feature::CcPert, &key("cc"), "\"pert\"")
+                    .err()
+                    .unwrap_or_else(|| cc_missing(&key("cc"))))
+            }
+            o => {
+                return Err(ScenarioError::invalid(
+                    key("cc"),
+                    format!("\"{o}\""),
+                    "one of \"newreno\", \"reno\", \"cubic\", \"pert\"",
+                ))
+            }
         };
     }
     if let Some(ms) = &t.mechanisms {
@@ -466,7 +655,14 @@ fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig, ScenarioEr
         for (i, name) in ms.iter().enumerate() {
             let k = format!("{prefix}.mechanisms.{i}");
             let Some(&canon) = MECHANISMS.iter().find(|&&x| x == name) else {
-                return Err(ScenarioError::invalid(k, format!("\"{name}\""), format!("one of {}", MECHANISMS.map(|x| format!("\"{x}\"")).join(", "))));
+                return Err(ScenarioError::invalid(
+                    k,
+                    format!("\"{name}\""),
+                    format!(
+                        "one of {}",
+                        MECHANISMS.map(|x| format!("\"{x}\"")).join(", ")
+                    ),
+                ));
             };
             features::check(Feature::Mechanism(canon), &k, format!("\"{name}\""))?;
             match canon {
@@ -483,7 +679,11 @@ fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig, ScenarioEr
     }
     if let Some(mss) = t.mss {
         if !(64..=65_000).contains(&mss) {
-            return Err(ScenarioError::invalid(key("mss"), mss, "an MSS between 64 and 65000 bytes"));
+            return Err(ScenarioError::invalid(
+                key("mss"),
+                mss,
+                "an MSS between 64 and 65000 bytes",
+            ));
         }
         c.mss = mss;
     }
@@ -498,7 +698,13 @@ fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig, ScenarioEr
             "linux" => DelayedAckModel::Linux,
             "freebsd6" => DelayedAckModel::FreeBsd6,
             "off" => DelayedAckModel::Off,
-            o => return Err(ScenarioError::invalid(key("delayed_ack"), format!("\"{o}\""), "one of \"linux\", \"freebsd6\", \"off\"")),
+            o => {
+                return Err(ScenarioError::invalid(
+                    key("delayed_ack"),
+                    format!("\"{o}\""),
+                    "one of \"linux\", \"freebsd6\", \"off\"",
+                ))
+            }
         };
     }
     if let Some(d) = t.rto_min {
@@ -506,7 +712,11 @@ fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig, ScenarioEr
     }
     if let Some(d) = t.rto_initial {
         if d.0.is_zero() {
-            return Err(ScenarioError::invalid(key("rto_initial"), "\"0s\"", "a positive duration"));
+            return Err(ScenarioError::invalid(
+                key("rto_initial"),
+                "\"0s\"",
+                "a positive duration",
+            ));
         }
         c.rto_initial = d.0;
     }
@@ -514,27 +724,50 @@ fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig, ScenarioEr
         c.clock_granularity = d.0;
     }
     if t.rdb_max_bytes.is_some() {
-        features::check(Feature::RdbKnob, &key("rdb_max_bytes"), t.rdb_max_bytes.map_or(0, |v| v.0))?;
+        features::check(
+            Feature::RdbKnob,
+            &key("rdb_max_bytes"),
+            t.rdb_max_bytes.map_or(0, |v| v.0),
+        )?;
     }
     if let Some(v) = t.rdb_max_packets {
         features::check(Feature::RdbKnob, &key("rdb_max_packets"), v)?;
     }
     if let Some(v) = t.rdb_variant.as_deref() {
         if v != "seed" && v != "patch" {
-            return Err(ScenarioError::invalid(key("rdb_variant"), format!("\"{v}\""), "\"seed\" or \"patch\""));
+            return Err(ScenarioError::invalid(
+                key("rdb_variant"),
+                format!("\"{v}\""),
+                "\"seed\" or \"patch\"",
+            ));
         }
         features::check(Feature::RdbKnob, &key("rdb_variant"), format!("\"{v}\""))?;
     }
     if let Some(v) = t.thin_detection.as_deref() {
         if v != "pif4" && v != "dpifl" {
-            return Err(ScenarioError::invalid(key("thin_detection"), format!("\"{v}\""), "\"pif4\" or \"dpifl\""));
+            return Err(ScenarioError::invalid(
+                key("thin_detection"),
+                format!("\"{v}\""),
+                "\"pif4\" or \"dpifl\"",
+            ));
         }
-        features::check(Feature::ThinDetection, &key("thin_detection"), format!("\"{v}\""))?;
+        features::check(
+            Feature::ThinDetection,
+            &key("thin_detection"),
+            format!("\"{v}\""),
+        )?;
     }
-    for (name, v, slot) in [("send_buffer", t.send_buffer, &mut c.send_buffer), ("recv_buffer", t.recv_buffer, &mut c.recv_buffer)] {
+    for (name, v, slot) in [
+        ("send_buffer", t.send_buffer, &mut c.send_buffer),
+        ("recv_buffer", t.recv_buffer, &mut c.recv_buffer),
+    ] {
         if let Some(v) = v {
             if !(1..=1 << 30).contains(&v.0) {
-                return Err(ScenarioError::invalid(key(name), v.0, "a buffer size between 1 byte and 1 GiB"));
+                return Err(ScenarioError::invalid(
+                    key(name),
+                    v.0,
+                    "a buffer size between 1 byte and 1 GiB",
+                ));
             }
             *slot = v.0 as usize;
         }
@@ -543,5 +776,9 @@ fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig, ScenarioEr
 }
 
 fn cc_missing(key: &str) -> ScenarioError {
-    ScenarioError::NotImplemented { key: key.into(), value: "(cc)".into(), feature: "this congestion control in thinlab-tcp".into() }
+    ScenarioError::NotImplemented {
+        key: key.into(),
+        value: "(cc)".into(),
+        feature: "this congestion control in thinlab-tcp".into(),
+    }
 }

@@ -25,7 +25,9 @@ pub const SIZE_EXPECTED: &str = "a byte count like 65536, \"64KiB\", \"32KB\" or
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_' || c == '+' || c == '-' || c == 'e'))
+        .find(|c: char| {
+            !(c.is_ascii_digit() || c == '.' || c == '_' || c == '+' || c == '-' || c == 'e')
+        })
         .unwrap_or(s.len());
     // 'e' is part of an exponent only if followed by a digit or sign; otherwise it starts a unit.
     let mut end = end;
@@ -56,7 +58,7 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
 }
 
 fn secs_ns_to_duration(ns: f64) -> Option<Duration> {
-    if !ns.is_finite() || ns < 0.0 || ns > 1e18 {
+    if !ns.is_finite() || !(0.0..=1e18).contains(&ns) {
         return None;
     }
     Some(Duration::from_nanos(ns.round() as u64))
@@ -75,7 +77,7 @@ pub fn parse_rate(s: &str) -> Option<u64> {
         _ => return None,
     };
     let bps = v * scale;
-    if !bps.is_finite() || bps < 0.0 || bps > 1e15 {
+    if !bps.is_finite() || !(0.0..=1e15).contains(&bps) {
         return None;
     }
     Some(bps.round() as u64)
@@ -95,7 +97,7 @@ pub fn parse_size(s: &str) -> Option<u64> {
         _ => return None,
     };
     let b = v * scale;
-    if !b.is_finite() || b < 0.0 || b > 1e18 || b.fract() != 0.0 {
+    if !b.is_finite() || !(0.0..=1e18).contains(&b) || b.fract() != 0.0 {
         return None;
     }
     Some(b as u64)
@@ -122,7 +124,9 @@ macro_rules! unit_visitor {
                 f.write_str($expected)
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<$ty, E> {
-                $parse(s).map($ty).ok_or_else(|| E::invalid_value(Unexpected::Str(s), &self))
+                $parse(s)
+                    .map($ty)
+                    .ok_or_else(|| E::invalid_value(Unexpected::Str(s), &self))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<$ty, E> {
                 if v < 0 {
@@ -134,7 +138,9 @@ macro_rules! unit_visitor {
                 self.visit_f64(v as f64)
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<$ty, E> {
-                $from_f64(v).map($ty).ok_or_else(|| E::invalid_value(Unexpected::Float(v), &self))
+                $from_f64(v)
+                    .map($ty)
+                    .ok_or_else(|| E::invalid_value(Unexpected::Float(v), &self))
             }
         }
         impl<'de> Deserialize<'de> for $ty {
@@ -145,17 +151,32 @@ macro_rules! unit_visitor {
     };
 }
 
-unit_visitor!(DurationValue, DurationVisitor, DURATION_EXPECTED, parse_duration, |v: f64| {
-    secs_ns_to_duration(v * 1e9)
-});
-unit_visitor!(RateValue, RateVisitor, RATE_EXPECTED, parse_rate, |v: f64| {
-    (v.is_finite() && (0.0..=1e15).contains(&v)).then(|| v.round() as u64)
-});
-unit_visitor!(SizeValue, SizeVisitor, SIZE_EXPECTED, parse_size, |v: f64| {
-    (v.is_finite() && (0.0..=1e18).contains(&v) && v.fract() == 0.0).then(|| v as u64)
-});
+unit_visitor!(
+    DurationValue,
+    DurationVisitor,
+    DURATION_EXPECTED,
+    parse_duration,
+    |v: f64| { secs_ns_to_duration(v * 1e9) }
+);
+unit_visitor!(
+    RateValue,
+    RateVisitor,
+    RATE_EXPECTED,
+    parse_rate,
+    |v: f64| { (v.is_finite() && (0.0..=1e15).contains(&v)).then(|| v.round() as u64) }
+);
+unit_visitor!(
+    SizeValue,
+    SizeVisitor,
+    SIZE_EXPECTED,
+    parse_size,
+    |v: f64| {
+        (v.is_finite() && (0.0..=1e18).contains(&v) && v.fract() == 0.0).then_some(v as u64)
+    }
+);
 
 /// Formats a duration the way scenarios write them (for messages).
+#[allow(clippy::manual_is_multiple_of)] // `is_multiple_of` is newer than the MSRV
 pub fn fmt_duration(d: Duration) -> String {
     let ns = d.as_nanos();
     if ns % 1_000_000_000 == 0 {

@@ -10,12 +10,20 @@ fn scenario(s: &str) -> Scenario {
 
 /// Frame bytes of a data segment with `payload` bytes and the timestamp option.
 fn data_frame(payload: u32) -> u32 {
-    let opts = thinlab_tcp::TcpOptions { timestamps: Some((0, 0)), ..Default::default() };
+    let opts = thinlab_tcp::TcpOptions {
+        timestamps: Some((0, 0)),
+        ..Default::default()
+    };
     FRAMING_BYTES + tcp_header_len(&opts) + payload
 }
 
 fn app_latencies(r: &RunResult, flow: usize) -> Vec<u64> {
-    r.flows[flow].records.writes.iter().map(|w| (w.app.unwrap() - w.write_time).as_nanos() as u64).collect()
+    r.flows[flow]
+        .records
+        .writes
+        .iter()
+        .map(|w| (w.app.unwrap() - w.write_time).as_nanos() as u64)
+        .collect()
 }
 
 #[test]
@@ -41,7 +49,11 @@ app = { kind = "fixed", payload_bytes = 120, interval = "140ms" }
     let lat = app_latencies(&r, 0);
     // The first write waits for the handshake; every later one sees the bare path.
     assert!(lat[0] > expect);
-    assert!(lat[1..].iter().all(|&l| l == expect), "expected {expect}, got {:?}", &lat[..5]);
+    assert!(
+        lat[1..].iter().all(|&l| l == expect),
+        "expected {expect}, got {:?}",
+        &lat[..5]
+    );
     assert_eq!(f.duration, Duration::from_secs(30));
     assert_eq!(r.drops.total(), 0);
 }
@@ -63,9 +75,16 @@ app = { kind = "fixed", payload_bytes = 200, interval = "200ms" }
     );
     let r = run(&s, 3);
     let frame = data_frame(200);
-    let expect = 10_000_000 + serialisation_ns(frame, Some(1_000_000)) + 30_000_000 + serialisation_ns(frame, Some(100_000_000));
+    let expect = 10_000_000
+        + serialisation_ns(frame, Some(1_000_000))
+        + 30_000_000
+        + serialisation_ns(frame, Some(100_000_000));
     let lat = app_latencies(&r, 0);
-    assert!(lat[1..].iter().all(|&l| l == expect), "expected {expect}, got {:?}", &lat[..5]);
+    assert!(
+        lat[1..].iter().all(|&l| l == expect),
+        "expected {expect}, got {:?}",
+        &lat[..5]
+    );
     assert_eq!(r.links.len(), 4);
     assert_eq!(r.links[2].name, "flow0.access-up");
 }
@@ -140,7 +159,10 @@ app = { kind = "fixed", payload_bytes = 100, interval = "200ms" }
     assert_eq!(x.sender_stats, y.sender_stats);
     assert_eq!(x.receiver_stats, y.receiver_stats);
     assert!(x.records.writes == y.records.writes, "write records differ");
-    assert_eq!((x.duration, x.dropped_queue, x.completed), (y.duration, y.dropped_queue, y.completed));
+    assert_eq!(
+        (x.duration, x.dropped_queue, x.completed),
+        (y.duration, y.dropped_queue, y.completed)
+    );
     assert!(x == y);
 }
 
@@ -169,7 +191,10 @@ tcp = { profile = "rfc" }
     assert!(f.records.packets.retransmissions() >= 1);
     // Writes hit by the drops wait at least the RTO (1 s in the rfc profile) more.
     let lat = app_latencies(&r, 0);
-    assert!(lat.iter().filter(|&&l| l > 1_000_000_000).count() >= 1, "{lat:?}");
+    assert!(
+        lat.iter().filter(|&&l| l > 1_000_000_000).count() >= 1,
+        "{lat:?}"
+    );
 }
 
 #[test]
@@ -189,7 +214,13 @@ app = { kind = "bulk" }
     let r = run(&s, 1);
     let f = &r.flows[0];
     let goodput = f.records.bytes_delivered as f64 * 8.0 / f.duration.as_secs_f64();
-    assert!(goodput >= 0.9 * 10e6, "goodput {goodput} {:?} {:?} {:?}", f.sender_stats, r.links, f.duration);
+    assert!(
+        goodput >= 0.9 * 10e6,
+        "goodput {goodput} {:?} {:?} {:?}",
+        f.sender_stats,
+        r.links,
+        f.duration
+    );
     // Slow start may overshoot the queue once; there is no random loss.
     assert_eq!(r.drops.loss_forward + r.drops.loss_reverse, 0);
     assert!(f.completed);
@@ -212,7 +243,10 @@ app = { kind = "bulk", bytes = "2MB" }
     let r = run(&s, 1);
     let f = &r.flows[0];
     assert!(r.drops.queue_forward > 0);
-    assert_eq!(f.dropped_queue, r.drops.queue_forward + r.drops.queue_reverse);
+    assert_eq!(
+        f.dropped_queue,
+        r.drops.queue_forward + r.drops.queue_reverse
+    );
     assert!(f.completed, "{:?}", f.sender_stats);
     assert_eq!(f.records.bytes_delivered, 2_000_000);
     assert!(f.records.finite);
@@ -236,10 +270,17 @@ tcp = { profile = "freebsd-6" }
     let f = &r.flows[0];
     assert!(f.completed);
     assert_eq!(f.records.writes.len(), 40);
-    assert!(f.records.writes.iter().all(|w| w.write_time.as_nanos() == 0 && w.app.is_some()));
+    assert!(f
+        .records
+        .writes
+        .iter()
+        .all(|w| w.write_time.as_nanos() == 0 && w.app.is_some()));
     assert_eq!(f.records.bytes_delivered, 100_000);
     assert!(r.end_time.as_secs_f64() < 5.0, "{}", r.end_time);
-    assert_eq!(f.duration, f.records.last_delivery.unwrap() - thinlab_tcp::Instant::ZERO);
+    assert_eq!(
+        f.duration,
+        f.records.last_delivery.unwrap() - thinlab_tcp::Instant::ZERO
+    );
 }
 
 #[test]
@@ -282,7 +323,10 @@ app = { kind = "fixed", payload_bytes = 100, interval = "5ms" }
     let arrivals: Vec<u64> = w.iter().map(|w| w.transport.unwrap().as_nanos()).collect();
     assert!(arrivals.windows(2).all(|p| p[0] <= p[1]));
     let lat = app_latencies(&r, 0);
-    assert!(lat.iter().max().unwrap() - lat.iter().min().unwrap() > 5_000_000, "jitter should vary latency");
+    assert!(
+        lat.iter().max().unwrap() - lat.iter().min().unwrap() > 5_000_000,
+        "jitter should vary latency"
+    );
     assert_eq!(r.flows[0].sender_stats.retransmissions_fast, 0);
 }
 

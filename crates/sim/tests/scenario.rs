@@ -47,7 +47,8 @@ fn set(v: &mut toml::Value, key: &str, new: toml::Value) {
                     t.insert(p.to_string(), new);
                     return;
                 }
-                t.entry(p.to_string()).or_insert_with(|| toml::Value::Table(Default::default()))
+                t.entry(p.to_string())
+                    .or_insert_with(|| toml::Value::Table(Default::default()))
             }
             _ => panic!("not a container at {p}"),
         };
@@ -102,7 +103,10 @@ fn interface_example_parses_up_to_unimplemented_mechanisms() {
     let e = Scenario::from_toml_str(INTERFACE_EXAMPLE).unwrap_err();
     assert!(matches!(e, ScenarioError::NotImplemented { .. }), "{e}");
     assert_eq!(e.key(), "flow.0.tcp.mechanisms.0");
-    assert!(e.to_string().contains("\"rdb\"") && e.to_string().contains("not implemented yet"), "{e}");
+    assert!(
+        e.to_string().contains("\"rdb\"") && e.to_string().contains("not implemented yet"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -121,8 +125,17 @@ fn interface_example_without_mechanisms() {
     assert_eq!(f.name, "game");
     assert_eq!(f.access_bandwidth, Some(10_000_000));
     assert_eq!(f.direction, Direction::Forward);
-    assert_eq!(f.app, App::Fixed { payload_bytes: 120, interval: Duration::from_millis(140) });
-    assert_eq!(f.tcp, thinlab_tcp::TcpConfig::from_profile(thinlab_tcp::Profile::Linux2622));
+    assert_eq!(
+        f.app,
+        App::Fixed {
+            payload_bytes: 120,
+            interval: Duration::from_millis(140)
+        }
+    );
+    assert_eq!(
+        f.tcp,
+        thinlab_tcp::TcpConfig::from_profile(thinlab_tcp::Profile::Linux2622)
+    );
 }
 
 #[test]
@@ -130,8 +143,16 @@ fn interface_set_examples() {
     let mut v = base();
     set(&mut v, "network.loss.rate", toml::Value::Float(0.02));
     set(&mut v, "duration", toml::Value::String("10s".into()));
-    set(&mut v, "network.forward.loss.model", toml::Value::String("positions".into()));
-    set(&mut v, "network.forward.loss.positions", value("x = [60]")["x"].clone());
+    set(
+        &mut v,
+        "network.forward.loss.model",
+        toml::Value::String("positions".into()),
+    );
+    set(
+        &mut v,
+        "network.forward.loss.positions",
+        value("x = [60]")["x"].clone(),
+    );
     set(&mut v, "flow.0.tcp.mechanisms", toml::Value::Array(vec![]));
     let s = Scenario::from_toml(v).unwrap();
     assert_eq!(s.duration, Duration::from_secs(10));
@@ -192,23 +213,52 @@ tcp = { profile = "rfc", delayed_ack = "freebsd6" }
     assert_eq!(s.flows[1].tcp.clock_granularity, Duration::from_millis(10));
     assert_eq!(s.flows[1].tcp.recv_buffer, 65536);
     assert_eq!(s.flows[2].app, App::Bulk { bytes: None });
-    assert_eq!(s.flows[3].app, App::Bulk { bytes: Some(1_000_000) });
-    assert_eq!(s.flows[4].app, App::Transfer { writes: 20, write_bytes: 2500 });
+    assert_eq!(
+        s.flows[3].app,
+        App::Bulk {
+            bytes: Some(1_000_000)
+        }
+    );
+    assert_eq!(
+        s.flows[4].app,
+        App::Transfer {
+            writes: 20,
+            write_bytes: 2500
+        }
+    );
     assert_eq!(s.flows[4].tcp.send_buffer, 32 * 1024);
-    assert_eq!(s.flows[5].app, App::Fixed { payload_bytes: 100, interval: Duration::from_millis(250) });
+    assert_eq!(
+        s.flows[5].app,
+        App::Fixed {
+            payload_bytes: 100,
+            interval: Duration::from_millis(250)
+        }
+    );
     assert_eq!(s.flows[5].name, "flow5");
 }
 
 #[test]
 fn unknown_keys_are_rejected_with_their_path() {
     let mut v = base();
-    set(&mut v, "flow.0.app.intervall", toml::Value::String("1s".into()));
+    set(
+        &mut v,
+        "flow.0.app.intervall",
+        toml::Value::String("1s".into()),
+    );
     assert_err(v, "flow.0.app.intervall", &["unknown field", "interval"]);
     let mut v = base();
-    set(&mut v, "network.bandwith", toml::Value::String("1Mbit".into()));
+    set(
+        &mut v,
+        "network.bandwith",
+        toml::Value::String("1Mbit".into()),
+    );
     assert_err(v, "network.bandwith", &["unknown field", "bandwidth"]);
     let mut v = base();
-    set(&mut v, "flow.0.tcp.rto_minimum", toml::Value::String("1s".into()));
+    set(
+        &mut v,
+        "flow.0.tcp.rto_minimum",
+        toml::Value::String("1s".into()),
+    );
     assert_err(v, "flow.0.tcp.rto_minimum", &["unknown field"]);
     let mut v = base();
     set(&mut v, "sweep", value("x = 1"));
@@ -218,16 +268,28 @@ fn unknown_keys_are_rejected_with_their_path() {
 #[test]
 fn wrong_types_and_bad_strings() {
     let mut v = base();
-    set(&mut v, "flow.0.app.interval", toml::Value::String("10 parsecs".into()));
+    set(
+        &mut v,
+        "flow.0.app.interval",
+        toml::Value::String("10 parsecs".into()),
+    );
     assert_err(v, "flow.0.app.interval", &["10 parsecs", "duration"]);
     let mut v = base();
     set(&mut v, "network.rtt", toml::Value::Boolean(true));
     assert_err(v, "network.rtt", &["invalid type", "duration"]);
     let mut v = base();
-    set(&mut v, "network.bandwidth", toml::Value::String("fast".into()));
+    set(
+        &mut v,
+        "network.bandwidth",
+        toml::Value::String("fast".into()),
+    );
     assert_err(v, "network.bandwidth", &["fast", "rate"]);
     let mut v = base();
-    set(&mut v, "network.bandwidth", toml::Value::String("-5Mbit".into()));
+    set(
+        &mut v,
+        "network.bandwidth",
+        toml::Value::String("-5Mbit".into()),
+    );
     assert_err(v, "network.bandwidth", &["-5Mbit", "rate"]);
     let mut v = base();
     set(&mut v, "seed", toml::Value::String("one".into()));
@@ -236,16 +298,32 @@ fn wrong_types_and_bad_strings() {
     set(&mut v, "flow.0.tcp.mss", toml::Value::Integer(70000));
     assert_err(v, "flow.0.tcp.mss", &["70000"]);
     let mut v = base();
-    set(&mut v, "flow.0.tcp.nodelay", toml::Value::String("yes".into()));
+    set(
+        &mut v,
+        "flow.0.tcp.nodelay",
+        toml::Value::String("yes".into()),
+    );
     assert_err(v, "flow.0.tcp.nodelay", &["yes", "bool"]);
     let mut v = base();
     set(&mut v, "duration", toml::Value::String("-3s".into()));
     assert_err(v, "duration", &["-3s", "duration"]);
     let mut v = base();
-    set(&mut v, "network.loss.positions", value("x = [1, 2]")["x"].clone());
-    set(&mut v, "network.loss.model", toml::Value::String("positions".into()));
+    set(
+        &mut v,
+        "network.loss.positions",
+        value("x = [1, 2]")["x"].clone(),
+    );
+    set(
+        &mut v,
+        "network.loss.model",
+        toml::Value::String("positions".into()),
+    );
     remove(&mut v, "network.loss.rate");
-    set(&mut v, "network.loss.positions.1", toml::Value::String("two".into()));
+    set(
+        &mut v,
+        "network.loss.positions.1",
+        toml::Value::String("two".into()),
+    );
     assert_err(v, "network.loss.positions.1", &["two"]);
 }
 
@@ -256,7 +334,11 @@ fn missing_keys() {
     assert_err(v, "network", &["missing field", "bandwidth"]);
     let mut v = base();
     remove(&mut v, "flow.0.app.interval");
-    assert_err(v, "flow.0.app.interval", &["(missing)", "duration", "fixed"]);
+    assert_err(
+        v,
+        "flow.0.app.interval",
+        &["(missing)", "duration", "fixed"],
+    );
 }
 
 #[test]
@@ -272,29 +354,144 @@ fn no_flows() {
 #[test]
 fn out_of_range_values() {
     let cases: Vec<(&str, toml::Value, &str, &[&str])> = vec![
-        ("network.loss.rate", toml::Value::Float(1.5), "network.loss.rate", &["1.5", "probability in [0, 1]"]),
-        ("network.loss.rate", toml::Value::Float(-0.1), "network.loss.rate", &["-0.1", "probability"]),
-        ("network.bandwidth", toml::Value::String("0Mbit".into()), "network.bandwidth", &["positive rate"]),
-        ("flow.0.access_bandwidth", toml::Value::String("0bit".into()), "flow.0.access_bandwidth", &["positive rate"]),
-        ("flow.0.app.payload_bytes", toml::Value::Integer(0), "flow.0.app.payload_bytes", &["0", "positive"]),
-        ("flow.0.app.payload_bytes", toml::Value::Float(1.5), "flow.0.app.payload_bytes", &["1.5", "whole"]),
-        ("flow.0.app.interval", toml::Value::String("0ms".into()), "flow.0.app.interval", &["positive duration"]),
-        ("flow.0.start", toml::Value::String("60s".into()), "flow.0.start", &["60s", "before duration"]),
-        ("flow.0.direction", toml::Value::String("up".into()), "flow.0.direction", &["\"up\"", "forward"]),
-        ("network.queue_packets", toml::Value::Integer(0), "network.queue_packets", &["at least 1"]),
-        ("network.queue_bytes", toml::Value::Integer(3000), "network.queue_bytes", &["only one of"]),
-        ("repetitions", toml::Value::Integer(0), "repetitions", &["at least 1"]),
-        ("duration", toml::Value::String("0s".into()), "duration", &["positive"]),
-        ("name", toml::Value::String("".into()), "name", &["non-empty"]),
-        ("network.loss.model", toml::Value::String("burst".into()), "network.loss.model", &["\"burst\"", "gilbert-elliott"]),
-        ("network.loss.p", toml::Value::Float(0.1), "network.loss.p", &["only rate", "bernoulli"]),
-        ("flow.0.app.kind", toml::Value::String("game".into()), "flow.0.app.kind", &["\"game\"", "fixed"]),
-        ("flow.0.app.bytes", toml::Value::Integer(5), "flow.0.app.bytes", &["only payload_bytes, interval", "fixed"]),
-        ("flow.0.tcp.profile", toml::Value::String("windows".into()), "flow.0.tcp.profile", &["\"windows\"", "linux-2.6.22"]),
-        ("flow.0.tcp.cc", toml::Value::String("bbr".into()), "flow.0.tcp.cc", &["\"bbr\"", "newreno"]),
-        ("flow.0.tcp.delayed_ack", toml::Value::String("sometimes".into()), "flow.0.tcp.delayed_ack", &["\"sometimes\"", "freebsd6"]),
-        ("flow.0.tcp.mss", toml::Value::Integer(10), "flow.0.tcp.mss", &["10", "between"]),
-        ("flow.0.tcp.send_buffer", toml::Value::Integer(0), "flow.0.tcp.send_buffer", &["buffer size"]),
+        (
+            "network.loss.rate",
+            toml::Value::Float(1.5),
+            "network.loss.rate",
+            &["1.5", "probability in [0, 1]"],
+        ),
+        (
+            "network.loss.rate",
+            toml::Value::Float(-0.1),
+            "network.loss.rate",
+            &["-0.1", "probability"],
+        ),
+        (
+            "network.bandwidth",
+            toml::Value::String("0Mbit".into()),
+            "network.bandwidth",
+            &["positive rate"],
+        ),
+        (
+            "flow.0.access_bandwidth",
+            toml::Value::String("0bit".into()),
+            "flow.0.access_bandwidth",
+            &["positive rate"],
+        ),
+        (
+            "flow.0.app.payload_bytes",
+            toml::Value::Integer(0),
+            "flow.0.app.payload_bytes",
+            &["0", "positive"],
+        ),
+        (
+            "flow.0.app.payload_bytes",
+            toml::Value::Float(1.5),
+            "flow.0.app.payload_bytes",
+            &["1.5", "whole"],
+        ),
+        (
+            "flow.0.app.interval",
+            toml::Value::String("0ms".into()),
+            "flow.0.app.interval",
+            &["positive duration"],
+        ),
+        (
+            "flow.0.start",
+            toml::Value::String("60s".into()),
+            "flow.0.start",
+            &["60s", "before duration"],
+        ),
+        (
+            "flow.0.direction",
+            toml::Value::String("up".into()),
+            "flow.0.direction",
+            &["\"up\"", "forward"],
+        ),
+        (
+            "network.queue_packets",
+            toml::Value::Integer(0),
+            "network.queue_packets",
+            &["at least 1"],
+        ),
+        (
+            "network.queue_bytes",
+            toml::Value::Integer(3000),
+            "network.queue_bytes",
+            &["only one of"],
+        ),
+        (
+            "repetitions",
+            toml::Value::Integer(0),
+            "repetitions",
+            &["at least 1"],
+        ),
+        (
+            "duration",
+            toml::Value::String("0s".into()),
+            "duration",
+            &["positive"],
+        ),
+        (
+            "name",
+            toml::Value::String("".into()),
+            "name",
+            &["non-empty"],
+        ),
+        (
+            "network.loss.model",
+            toml::Value::String("burst".into()),
+            "network.loss.model",
+            &["\"burst\"", "gilbert-elliott"],
+        ),
+        (
+            "network.loss.p",
+            toml::Value::Float(0.1),
+            "network.loss.p",
+            &["only rate", "bernoulli"],
+        ),
+        (
+            "flow.0.app.kind",
+            toml::Value::String("game".into()),
+            "flow.0.app.kind",
+            &["\"game\"", "fixed"],
+        ),
+        (
+            "flow.0.app.bytes",
+            toml::Value::Integer(5),
+            "flow.0.app.bytes",
+            &["only payload_bytes, interval", "fixed"],
+        ),
+        (
+            "flow.0.tcp.profile",
+            toml::Value::String("windows".into()),
+            "flow.0.tcp.profile",
+            &["\"windows\"", "linux-2.6.22"],
+        ),
+        (
+            "flow.0.tcp.cc",
+            toml::Value::String("bbr".into()),
+            "flow.0.tcp.cc",
+            &["\"bbr\"", "newreno"],
+        ),
+        (
+            "flow.0.tcp.delayed_ack",
+            toml::Value::String("sometimes".into()),
+            "flow.0.tcp.delayed_ack",
+            &["\"sometimes\"", "freebsd6"],
+        ),
+        (
+            "flow.0.tcp.mss",
+            toml::Value::Integer(10),
+            "flow.0.tcp.mss",
+            &["10", "between"],
+        ),
+        (
+            "flow.0.tcp.send_buffer",
+            toml::Value::Integer(0),
+            "flow.0.tcp.send_buffer",
+            &["buffer size"],
+        ),
     ];
     for (k, val, key, words) in cases {
         let mut v = base();
@@ -302,49 +499,122 @@ fn out_of_range_values() {
         assert_err(v, key, words);
     }
     let mut v = base();
-    set(&mut v, "flow.0.tcp.mechanisms", value("x = [\"rdb\", \"turbo\"]")["x"].clone());
+    set(
+        &mut v,
+        "flow.0.tcp.mechanisms",
+        value("x = [\"rdb\", \"turbo\"]")["x"].clone(),
+    );
     // The first is valid but unimplemented; make only the bad name appear.
-    set(&mut v, "flow.0.tcp.mechanisms", value("x = [\"turbo\"]")["x"].clone());
-    assert_err(v, "flow.0.tcp.mechanisms.0", &["\"turbo\"", "linear-timeouts"]);
+    set(
+        &mut v,
+        "flow.0.tcp.mechanisms",
+        value("x = [\"turbo\"]")["x"].clone(),
+    );
+    assert_err(
+        v,
+        "flow.0.tcp.mechanisms.0",
+        &["\"turbo\"", "linear-timeouts"],
+    );
     let mut v = base();
-    set(&mut v, "network.loss.model", toml::Value::String("positions".into()));
+    set(
+        &mut v,
+        "network.loss.model",
+        toml::Value::String("positions".into()),
+    );
     remove(&mut v, "network.loss.rate");
-    set(&mut v, "network.loss.positions", value("x = [3, 0]")["x"].clone());
+    set(
+        &mut v,
+        "network.loss.positions",
+        value("x = [3, 0]")["x"].clone(),
+    );
     assert_err(v, "network.loss.positions.1", &["0", "1-based"]);
 }
 
 #[test]
 fn not_implemented_values_come_from_the_gate() {
     let cases: Vec<(&str, toml::Value, &str)> = vec![
-        ("flow.0.tcp.mechanisms", value("x = [\"tlp\"]")["x"].clone(), "flow.0.tcp.mechanisms.0"),
-        ("flow.0.tcp.cc", toml::Value::String("cubic".into()), "flow.0.tcp.cc"),
-        ("flow.0.tcp.cc", toml::Value::String("pert".into()), "flow.0.tcp.cc"),
-        ("flow.0.tcp.profile", toml::Value::String("linux".into()), "flow.0.tcp.profile"),
-        ("flow.0.tcp.rdb_max_bytes", toml::Value::Integer(1448), "flow.0.tcp.rdb_max_bytes"),
-        ("flow.0.tcp.rdb_max_packets", toml::Value::Integer(3), "flow.0.tcp.rdb_max_packets"),
-        ("flow.0.tcp.rdb_variant", toml::Value::String("seed".into()), "flow.0.tcp.rdb_variant"),
-        ("flow.0.tcp.thin_detection", toml::Value::String("pif4".into()), "flow.0.tcp.thin_detection"),
+        (
+            "flow.0.tcp.mechanisms",
+            value("x = [\"tlp\"]")["x"].clone(),
+            "flow.0.tcp.mechanisms.0",
+        ),
+        (
+            "flow.0.tcp.cc",
+            toml::Value::String("cubic".into()),
+            "flow.0.tcp.cc",
+        ),
+        (
+            "flow.0.tcp.cc",
+            toml::Value::String("pert".into()),
+            "flow.0.tcp.cc",
+        ),
+        (
+            "flow.0.tcp.profile",
+            toml::Value::String("linux".into()),
+            "flow.0.tcp.profile",
+        ),
+        (
+            "flow.0.tcp.rdb_max_bytes",
+            toml::Value::Integer(1448),
+            "flow.0.tcp.rdb_max_bytes",
+        ),
+        (
+            "flow.0.tcp.rdb_max_packets",
+            toml::Value::Integer(3),
+            "flow.0.tcp.rdb_max_packets",
+        ),
+        (
+            "flow.0.tcp.rdb_variant",
+            toml::Value::String("seed".into()),
+            "flow.0.tcp.rdb_variant",
+        ),
+        (
+            "flow.0.tcp.thin_detection",
+            toml::Value::String("pif4".into()),
+            "flow.0.tcp.thin_detection",
+        ),
     ];
     for (k, val, key) in cases {
         let mut v = base();
         set(&mut v, k, val);
         let e = err_with(v);
-        assert!(matches!(e, ScenarioError::NotImplemented { .. }), "{k}: {e}");
+        assert!(
+            matches!(e, ScenarioError::NotImplemented { .. }),
+            "{k}: {e}"
+        );
         assert_eq!(e.key(), key);
         assert!(e.to_string().contains("not implemented yet"));
     }
-    for (kind, extra) in [("profile", ("name", "skype-tcp")), ("trace", ("file", "x.csv")), ("http", ("on", "1s"))] {
+    for (kind, extra) in [
+        ("profile", ("name", "skype-tcp")),
+        ("trace", ("file", "x.csv")),
+        ("http", ("on", "1s")),
+    ] {
         let mut v = base();
-        set(&mut v, "flow.0.app", value(&format!("x = {{ kind = \"{kind}\", {} = \"{}\" }}", extra.0, extra.1))["x"].clone());
+        set(
+            &mut v,
+            "flow.0.app",
+            value(&format!(
+                "x = {{ kind = \"{kind}\", {} = \"{}\" }}",
+                extra.0, extra.1
+            ))["x"]
+                .clone(),
+        );
         let e = err_with(v);
-        assert!(matches!(e, ScenarioError::NotImplemented { .. }), "{kind}: {e}");
+        assert!(
+            matches!(e, ScenarioError::NotImplemented { .. }),
+            "{kind}: {e}"
+        );
         assert_eq!(e.key(), "flow.0.app.kind");
     }
 }
 
 #[test]
 fn syntax_errors_and_non_tables() {
-    assert!(matches!(Scenario::from_toml_str("name = "), Err(ScenarioError::Syntax(_))));
+    assert!(matches!(
+        Scenario::from_toml_str("name = "),
+        Err(ScenarioError::Syntax(_))
+    ));
     assert!(Scenario::from_toml(toml::Value::Integer(3)).is_err());
 }
 
@@ -362,10 +632,23 @@ fn garbage_never_panics() {
         toml::Value::Table(Default::default()),
     ];
     let keys = [
-        "seed", "duration", "repetitions", "network.rtt", "network.bandwidth", "network.queue_packets",
-        "network.jitter", "network.loss.rate", "flow.0.rtt", "flow.0.start", "flow.0.access_bandwidth",
-        "flow.0.app.payload_bytes", "flow.0.app.interval", "flow.0.tcp.mss", "flow.0.tcp.rto_min",
-        "flow.0.tcp.send_buffer", "flow.0.name",
+        "seed",
+        "duration",
+        "repetitions",
+        "network.rtt",
+        "network.bandwidth",
+        "network.queue_packets",
+        "network.jitter",
+        "network.loss.rate",
+        "flow.0.rtt",
+        "flow.0.start",
+        "flow.0.access_bandwidth",
+        "flow.0.app.payload_bytes",
+        "flow.0.app.interval",
+        "flow.0.tcp.mss",
+        "flow.0.tcp.rto_min",
+        "flow.0.tcp.send_buffer",
+        "flow.0.name",
     ];
     for k in keys {
         for h in &hostile {
@@ -379,9 +662,17 @@ fn garbage_never_panics() {
 #[test]
 fn absurd_write_counts_are_rejected() {
     let mut v = base();
-    set(&mut v, "flow.0.app.interval", toml::Value::String("1ns".into()));
+    set(
+        &mut v,
+        "flow.0.app.interval",
+        toml::Value::String("1ns".into()),
+    );
     assert_err(v, "flow.0.app.interval", &["at most"]);
     let mut v = base();
-    set(&mut v, "flow.0.app", value("x = { kind = \"transfer\", writes = 1000000000, write_bytes = 1 }")["x"].clone());
+    set(
+        &mut v,
+        "flow.0.app",
+        value("x = { kind = \"transfer\", writes = 1000000000, write_bytes = 1 }")["x"].clone(),
+    );
     assert_err(v, "flow.0.app.writes", &["1000000000", "at most"]);
 }

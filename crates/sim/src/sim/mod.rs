@@ -103,9 +103,17 @@ impl<'a> Sim<'a> {
                 FlowSim {
                     eps: [None, None],
                     timers: Default::default(),
-                    source: Source::new(f.app.clone(), stream(seed, Component::App(i as u32)), stop),
+                    source: Source::new(
+                        f.app.clone(),
+                        stream(seed, Component::App(i as u32)),
+                        stop,
+                    ),
                     recorder: FlowRecorder::new(),
-                    sender: if f.direction == Direction::Forward { 0 } else { 1 },
+                    sender: if f.direction == Direction::Forward {
+                        0
+                    } else {
+                        1
+                    },
                     issued: 0,
                     pending: 0,
                     closed: false,
@@ -114,11 +122,21 @@ impl<'a> Sim<'a> {
                 }
             })
             .collect();
-        Sim { s, seed, q, net: Net::new(s, seed), flows, done: 0, stop }
+        Sim {
+            s,
+            seed,
+            q,
+            net: Net::new(s, seed),
+            flows,
+            done: 0,
+            stop,
+        }
     }
 
     fn run(mut self, on_progress: &mut dyn FnMut(Duration)) -> RunResult {
-        let end_limit = self.stop.saturating_add(drain_bound(self.s).as_nanos() as u64);
+        let end_limit = self
+            .stop
+            .saturating_add(drain_bound(self.s).as_nanos() as u64);
         let mut now = 0u64;
         let mut events = 0u64;
         let mut drain_hit = false;
@@ -154,7 +172,10 @@ impl<'a> Sim<'a> {
                         }
                     }
                 }
-                EventKind::Timer { endpoint, generation } => self.timer(now, endpoint as usize, generation),
+                EventKind::Timer {
+                    endpoint,
+                    generation,
+                } => self.timer(now, endpoint as usize, generation),
             }
             if self.done == self.flows.len() {
                 break;
@@ -170,10 +191,22 @@ impl<'a> Sim<'a> {
         let client_port = 32768 + (f % 28000) as u16;
         let fl = &mut self.flows[f];
         fl.eps[1] = Some(Endpoint::listen(cfg.clone(), SERVER_PORT, isn.gen()));
-        fl.eps[0] = Some(Endpoint::connect(t, cfg, client_port, SERVER_PORT, isn.gen()));
+        fl.eps[0] = Some(Endpoint::connect(
+            t,
+            cfg,
+            client_port,
+            SERVER_PORT,
+            isn.gen(),
+        ));
         fl.recorder.on_connect(t);
         let next = {
-            let FlowSim { source, recorder, issued, pending, .. } = fl;
+            let FlowSim {
+                source,
+                recorder,
+                issued,
+                pending,
+                ..
+            } = fl;
             source.start(now, &mut |b| issue(recorder, issued, pending, now, b))
         };
         if let Some(n) = next {
@@ -186,7 +219,13 @@ impl<'a> Sim<'a> {
     fn app_tick(&mut self, now: u64, f: usize) {
         let fl = &mut self.flows[f];
         let next = {
-            let FlowSim { source, recorder, issued, pending, .. } = fl;
+            let FlowSim {
+                source,
+                recorder,
+                issued,
+                pending,
+                ..
+            } = fl;
             source.tick(now, &mut |b| issue(recorder, issued, pending, now, b))
         };
         if let Some(n) = next {
@@ -204,7 +243,9 @@ impl<'a> Sim<'a> {
             return;
         }
         slot.scheduled = None;
-        let Some(ep) = fl.eps[side].as_mut() else { return };
+        let Some(ep) = fl.eps[side].as_mut() else {
+            return;
+        };
         match ep.poll_timeout() {
             Some(d) if d.as_nanos() <= now => {
                 if slot.spin_at == now {
@@ -219,7 +260,13 @@ impl<'a> Sim<'a> {
                     slot.generation = slot.generation.wrapping_add(1);
                     slot.scheduled = Some(at);
                     let generation = slot.generation;
-                    self.q.push(at, EventKind::Timer { endpoint: ep_id as u32, generation });
+                    self.q.push(
+                        at,
+                        EventKind::Timer {
+                            endpoint: ep_id as u32,
+                            generation,
+                        },
+                    );
                     return;
                 }
                 ep.handle_timeout(Instant::from_nanos(now));
@@ -232,11 +279,26 @@ impl<'a> Sim<'a> {
     /// After any input to endpoint `side` of flow `f`: read, write, transmit, record events,
     /// re-arm the timer, check whether the flow is done.
     fn service(&mut self, now: u64, f: usize, side: usize) {
-        let Sim { flows, net, q, done, .. } = self;
+        let Sim {
+            flows,
+            net,
+            q,
+            done,
+            ..
+        } = self;
         let fl = &mut flows[f];
         let t = Instant::from_nanos(now);
         let is_sender = side == fl.sender;
-        let FlowSim { eps, timers, source, recorder, issued, pending, closed, .. } = fl;
+        let FlowSim {
+            eps,
+            timers,
+            source,
+            recorder,
+            issued,
+            pending,
+            closed,
+            ..
+        } = fl;
         let Some(ep) = eps[side].as_mut() else { return };
         while ep.read().is_some() {}
         if is_sender {
@@ -246,11 +308,8 @@ impl<'a> Sim<'a> {
                 let queued = ep.bytes_unacked();
                 let free = (ep.config().send_buffer as u64).saturating_sub(queued);
                 let writable = free > 0 && free >= queued / 2;
-                while writable {
+                while writable && source.bulk_budget() > 0 {
                     let budget = source.bulk_budget();
-                    if budget == 0 {
-                        break;
-                    }
                     let chunk = budget.min(ZEROS.len() as u64) as usize;
                     match ep.write(t, &ZEROS[..chunk]) {
                         Ok(n) if n > 0 => {
@@ -298,10 +357,16 @@ impl<'a> Sim<'a> {
         let slot = &mut timers[side];
         if let Some(d) = ep.poll_timeout() {
             let d = d.as_nanos().max(now);
-            if slot.scheduled.map_or(true, |s| s > d) {
+            if !matches!(slot.scheduled, Some(s) if s <= d) {
                 slot.generation = slot.generation.wrapping_add(1);
                 slot.scheduled = Some(d);
-                q.push(d, EventKind::Timer { endpoint: (2 * f + side) as u32, generation: slot.generation });
+                q.push(
+                    d,
+                    EventKind::Timer {
+                        endpoint: (2 * f + side) as u32,
+                        generation: slot.generation,
+                    },
+                );
             }
         }
         if !fl.done && flow_done(fl) {
@@ -321,7 +386,12 @@ impl<'a> Sim<'a> {
             .enumerate()
             .map(|(i, fl)| {
                 let completed = complete(&fl) && fl.recorder.records().bytes_delivered == fl.issued;
-                let stats = |side: usize| fl.eps[side].as_ref().map(|e| e.stats().clone()).unwrap_or_default();
+                let stats = |side: usize| {
+                    fl.eps[side]
+                        .as_ref()
+                        .map(|e| e.stats().clone())
+                        .unwrap_or_default()
+                };
                 let sender_stats: Stats = stats(fl.sender);
                 let receiver_stats: Stats = stats(1 - fl.sender);
                 let mut rec = fl.recorder;
@@ -345,7 +415,14 @@ impl<'a> Sim<'a> {
                 }
             })
             .collect();
-        RunResult { flows, end_time: end, events_processed: events, drain_bound_hit, drops, links }
+        RunResult {
+            flows,
+            end_time: end,
+            events_processed: events,
+            drain_bound_hit,
+            drops,
+            links,
+        }
     }
 }
 
@@ -358,17 +435,28 @@ fn issue(rec: &mut FlowRecorder, issued: &mut u64, pending: &mut u64, now: u64, 
 
 /// The connection died: the sender or the client (which opens it) is CLOSED.
 fn dead(fl: &FlowSim) -> bool {
-    let closed = |side: usize| fl.eps[side].as_ref().is_some_and(|e| e.state() == State::Closed);
+    let closed = |side: usize| {
+        fl.eps[side]
+            .as_ref()
+            .is_some_and(|e| e.state() == State::Closed)
+    };
     closed(fl.sender) || closed(0)
 }
 
 /// Everything was written, acknowledged, and (finite sources) the FIN acknowledged.
 fn complete(fl: &FlowSim) -> bool {
-    let Some(sender) = fl.eps[fl.sender].as_ref() else { return false };
+    let Some(sender) = fl.eps[fl.sender].as_ref() else {
+        return false;
+    };
     if !fl.source.finished() || fl.pending > 0 || sender.bytes_unacked() > 0 {
         return false;
     }
-    !fl.source.closes() || (fl.closed && matches!(sender.state(), State::FinWait2 | State::TimeWait | State::Closed))
+    !fl.source.closes()
+        || (fl.closed
+            && matches!(
+                sender.state(),
+                State::FinWait2 | State::TimeWait | State::Closed
+            ))
 }
 
 /// Whether flow `fl` has nothing left to do.

@@ -27,7 +27,10 @@ struct Route {
 
 impl Route {
     fn new(links: &[u32]) -> Route {
-        let mut r = Route { links: [0; 2], len: links.len() as u8 };
+        let mut r = Route {
+            links: [0; 2],
+            len: links.len() as u8,
+        };
         r.links[..links.len()].copy_from_slice(links);
         r
     }
@@ -91,20 +94,51 @@ impl Net {
                 let h = f.rtt.as_nanos() as u64 / 2;
                 let up = links.len() as u32;
                 links.push(Link::new(f.access_bandwidth, h, limit));
-                links.push(Link::new(f.access_bandwidth, f.rtt.as_nanos() as u64 - h, limit));
+                links.push(Link::new(
+                    f.access_bandwidth,
+                    f.rtt.as_nanos() as u64 - h,
+                    limit,
+                ));
                 link_names.push(format!("flow{i}.access-up"));
                 link_names.push(format!("flow{i}.access-down"));
-                [Route::new(&[up, FORWARD as u32]), Route::new(&[REVERSE as u32, up + 1])]
+                [
+                    Route::new(&[up, FORWARD as u32]),
+                    Route::new(&[REVERSE as u32, up + 1]),
+                ]
             };
             paths.push(FlowPath {
                 routes,
                 loss: [
-                    FlowLoss::new(stream(seed, Component::Loss { flow: i32, forward: true })),
-                    FlowLoss::new(stream(seed, Component::Loss { flow: i32, forward: false })),
+                    FlowLoss::new(stream(
+                        seed,
+                        Component::Loss {
+                            flow: i32,
+                            forward: true,
+                        },
+                    )),
+                    FlowLoss::new(stream(
+                        seed,
+                        Component::Loss {
+                            flow: i32,
+                            forward: false,
+                        },
+                    )),
                 ],
                 jitter: [
-                    stream(seed, Component::Jitter { flow: i32, forward: true }),
-                    stream(seed, Component::Jitter { flow: i32, forward: false }),
+                    stream(
+                        seed,
+                        Component::Jitter {
+                            flow: i32,
+                            forward: true,
+                        },
+                    ),
+                    stream(
+                        seed,
+                        Component::Jitter {
+                            flow: i32,
+                            forward: false,
+                        },
+                    ),
                 ],
                 dropped_loss: 0,
                 dropped_queue: 0,
@@ -126,7 +160,13 @@ impl Net {
     /// An endpoint of `flow` emitted `seg` at `now`, travelling in direction `dir`.
     pub fn send(&mut self, now: u64, flow: u32, dir: usize, seg: Segment, q: &mut EventQueue) {
         let len = frame_len(&seg);
-        let p = Packet { seg, flow, dir: dir as u8, hop: 0, len };
+        let p = Packet {
+            seg,
+            flow,
+            dir: dir as u8,
+            hop: 0,
+            len,
+        };
         let idx = match self.free.pop() {
             Some(i) => {
                 self.packets[i as usize] = p;
@@ -193,7 +233,11 @@ impl Net {
             self.enter(now, idx, link, q);
             None
         } else {
-            let d = Delivery { flow: p.flow, dir: p.dir as usize, seg: std::mem::take(&mut p.seg) };
+            let d = Delivery {
+                flow: p.flow,
+                dir: p.dir as usize,
+                seg: std::mem::take(&mut p.seg),
+            };
             self.free.push(idx);
             Some(d)
         }
@@ -209,7 +253,10 @@ impl Net {
         self.links
             .iter()
             .zip(&self.link_names)
-            .map(|(l, n)| LinkReport { name: n.clone(), stats: l.stats })
+            .map(|(l, n)| LinkReport {
+                name: n.clone(),
+                stats: l.stats,
+            })
             .collect()
     }
 }
