@@ -32,6 +32,7 @@ pub mod rng;
 pub mod scenario;
 pub mod schema;
 mod sim;
+pub mod tcp_config;
 pub mod units;
 
 pub use error::ScenarioError;

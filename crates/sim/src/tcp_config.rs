@@ -1,0 +1,195 @@
+//! The `tcp` table of a flow mapped onto [`TcpConfig`]: the profile first, then each key
+//! overrides one field. Values of the contract that later issues implement (profile "linux",
+//! cc cubic/pert, every mechanism, rdb_* and thin_detection) are recognised and then refused
+//! by [`crate::features::check`].
+
+use crate::error::ScenarioError;
+use crate::features::{self, Feature};
+use crate::schema::RawTcp;
+use thinlab_tcp::{CcAlgorithm, DelayedAckModel, Mechanisms, Profile, TcpConfig};
+
+const MECHANISMS: [&str; 7] = [
+    "rdb",
+    "linear-timeouts",
+    "thin-dupack",
+    "early-retransmit",
+    "er-threshold",
+    "tlp",
+    "rack",
+];
+
+pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig, ScenarioError> {
+    let key = |s: &str| format!("{prefix}.{s}");
+    let Some(t) = t else {
+        return Ok(TcpConfig::from_profile(Profile::Linux2622));
+    };
+    let profile = match t.profile.as_deref() {
+        None => Profile::Linux2622,
+        Some("linux") => {
+            features::check(Feature::ProfileLinux, &key("profile"), "\"linux\"")?;
+            Profile::Linux2622
+        }
+        Some(p) => Profile::from_name(p).ok_or_else(|| {
+            ScenarioError::invalid(
+                key("profile"),
+                format!("\"{p}\""),
+                "one of \"linux-2.6.22\", \"linux\", \"freebsd-6\", \"ns2\", \"rfc\"",
+            )
+        })?,
+    };
+    let mut c = TcpConfig::from_profile(profile);
+    if let Some(cc) = t.cc.as_deref() {
+        c.cc = match cc {
+            "newreno" => CcAlgorithm::NewReno,
+            "reno" => CcAlgorithm::Reno,
+            "cubic" => {
+                return Err(features::check(Feature::CcCubic, &key("cc"), "\"cubic\"")
+                    .err()
+                    .unwrap_or_else(|| cc_missing(&key("cc"))))
+            }
+            "pert" => {
+                return Err(features::check(Feature::CcPert, &key("cc"), "\"pert\"")
+                    .err()
+                    .unwrap_or_else(|| cc_missing(&key("cc"))))
+            }
+            o => {
+                return Err(ScenarioError::invalid(
+                    key("cc"),
+                    format!("\"{o}\""),
+                    "one of \"newreno\", \"reno\", \"cubic\", \"pert\"",
+                ))
+            }
+        };
+    }
+    if let Some(ms) = &t.mechanisms {
+        let mut m = Mechanisms::default();
+        for (i, name) in ms.iter().enumerate() {
+            let k = format!("{prefix}.mechanisms.{i}");
+            let Some(&canon) = MECHANISMS.iter().find(|&&x| x == name) else {
+                return Err(ScenarioError::invalid(
+                    k,
+                    format!("\"{name}\""),
+                    format!(
+                        "one of {}",
+                        MECHANISMS.map(|x| format!("\"{x}\"")).join(", ")
+                    ),
+                ));
+            };
+            features::check(Feature::Mechanism(canon), &k, format!("\"{name}\""))?;
+            match canon {
+                "rdb" => m.rdb = true,
+                "linear-timeouts" => m.linear_timeouts = true,
+                "thin-dupack" => m.thin_dupack = true,
+                "early-retransmit" => m.early_retransmit = true,
+                "er-threshold" => m.er_threshold = true,
+                "tlp" => m.tlp = true,
+                _ => m.rack = true,
+            }
+        }
+        c.mechanisms = m;
+    }
+    if let Some(mss) = t.mss {
+        if !(64..=65_000).contains(&mss) {
+            return Err(ScenarioError::invalid(
+                key("mss"),
+                mss,
+                "an MSS between 64 and 65000 bytes",
+            ));
+        }
+        c.mss = mss;
+    }
+    if let Some(v) = t.nodelay {
+        c.nodelay = v;
+    }
+    if let Some(v) = t.sack {
+        c.sack = v;
+    }
+    if let Some(d) = t.delayed_ack.as_deref() {
+        c.delayed_ack = match d {
+            "linux" => DelayedAckModel::Linux,
+            "freebsd6" => DelayedAckModel::FreeBsd6,
+            "off" => DelayedAckModel::Off,
+            o => {
+                return Err(ScenarioError::invalid(
+                    key("delayed_ack"),
+                    format!("\"{o}\""),
+                    "one of \"linux\", \"freebsd6\", \"off\"",
+                ))
+            }
+        };
+    }
+    if let Some(d) = t.rto_min {
+        c.rto_min = d.0;
+    }
+    if let Some(d) = t.rto_initial {
+        if d.0.is_zero() {
+            return Err(ScenarioError::invalid(
+                key("rto_initial"),
+                "\"0s\"",
+                "a positive duration",
+            ));
+        }
+        c.rto_initial = d.0;
+    }
+    if let Some(d) = t.clock_granularity {
+        c.clock_granularity = d.0;
+    }
+    if t.rdb_max_bytes.is_some() {
+        features::check(
+            Feature::RdbKnob,
+            &key("rdb_max_bytes"),
+            t.rdb_max_bytes.map_or(0, |v| v.0),
+        )?;
+    }
+    if let Some(v) = t.rdb_max_packets {
+        features::check(Feature::RdbKnob, &key("rdb_max_packets"), v)?;
+    }
+    if let Some(v) = t.rdb_variant.as_deref() {
+        if v != "seed" && v != "patch" {
+            return Err(ScenarioError::invalid(
+                key("rdb_variant"),
+                format!("\"{v}\""),
+                "\"seed\" or \"patch\"",
+            ));
+        }
+        features::check(Feature::RdbKnob, &key("rdb_variant"), format!("\"{v}\""))?;
+    }
+    if let Some(v) = t.thin_detection.as_deref() {
+        if v != "pif4" && v != "dpifl" {
+            return Err(ScenarioError::invalid(
+                key("thin_detection"),
+                format!("\"{v}\""),
+                "\"pif4\" or \"dpifl\"",
+            ));
+        }
+        features::check(
+            Feature::ThinDetection,
+            &key("thin_detection"),
+            format!("\"{v}\""),
+        )?;
+    }
+    for (name, v, slot) in [
+        ("send_buffer", t.send_buffer, &mut c.send_buffer),
+        ("recv_buffer", t.recv_buffer, &mut c.recv_buffer),
+    ] {
+        if let Some(v) = v {
+            if !(1..=1 << 30).contains(&v.0) {
+                return Err(ScenarioError::invalid(
+                    key(name),
+                    v.0,
+                    "a buffer size between 1 byte and 1 GiB",
+                ));
+            }
+            *slot = v.0 as usize;
+        }
+    }
+    Ok(c)
+}
+
+fn cc_missing(key: &str) -> ScenarioError {
+    ScenarioError::NotImplemented {
+        key: key.into(),
+        value: "(cc)".into(),
+        feature: "this congestion control in thinlab-tcp".into(),
+    }
+}
