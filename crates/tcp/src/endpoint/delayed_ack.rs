@@ -1,15 +1,23 @@
 //! Receiver acknowledgment policy (RFC 1122 §4.2.3.2, RFC 5681 §4.2, mechanisms.md §9), one
 //! model per `DelayedAckModel`:
 //!
-//! - `Linux`: quick-ACK mode (the first [`QUICKACKS`] ACKs go out at once, re-entered after
-//!   the receiver was idle for longer than its RTO, as `tcp_event_data_recv` does); otherwise
-//!   an ACK is delayed by the adaptive ATO of `tcp_event_data_recv` (min [`ATO_MIN`] = 40 ms,
-//!   halved toward the minimum for back-to-back segments, grown by the inter-arrival time
-//!   when it is below the ATO, capped at the receiver's RTO) and additionally capped at
-//!   `cfg.delayed_ack_timeout` (our stand-in for TCP_DELACK_MAX, 200 ms). An ACK is sent at
-//!   once when more than one full-sized segment (`rcv_mss`, estimated as Linux
-//!   `tcp_measure_rcv_mss` does, starting at 536) is unacknowledged. Not modelled: pingpong
-//!   (interactive) mode.
+//! - `Linux` (Linux `tcp_event_data_recv`, `__tcp_ack_snd_check`, `tcp_send_delayed_ack`,
+//!   `tcp_delack_timer`, `tcp_cleanup_rbuf`, `tcp_event_data_sent`):
+//!   - quick-ACK mode: the first [`QUICKACKS`] ACKs go out at once; re-entered after the
+//!     receiver was idle for longer than its RTO; not in effect in pingpong mode;
+//!   - otherwise an ACK is delayed by the adaptive ATO (min [`ATO_MIN`] = 40 ms): halved toward
+//!     the minimum for back-to-back segments, `ato/2 + m` when the inter-arrival time `m` is
+//!     below it (capped at the RTO), doubled when the delayed-ACK timer fires outside pingpong
+//!     mode; the delay is capped at `cfg.delayed_ack_timeout` (TCP_DELACK_MAX, 200 ms) and at
+//!     the receiver's SRTT (but not below 40 ms);
+//!   - an ACK goes out at once when more than one full-sized segment (`rcv_mss`, estimated as
+//!     `tcp_measure_rcv_mss` does, starting at 536) is unacknowledged;
+//!   - "pushed" small segments (shorter than `rcv_mss`): when the application's read empties
+//!     the receive queue, the ACK goes out at once unless in pingpong mode (two such segments:
+//!     even in pingpong mode) — `tcp_cleanup_rbuf`. So a unidirectional thin stream whose
+//!     application reads promptly is acknowledged immediately, as on Linux;
+//!   - pingpong (interactive) mode is entered when we send data within one ATO of receiving,
+//!     and left (ATO reset to 40 ms) when the delayed-ACK timer fires.
 //! - `FreeBsd6`: ACK every second segment; otherwise after the fixed `delayed_ack_timeout`
 //!   (100 ms), counted from the first unacknowledged segment.
 //! - `Off`: every data segment is acknowledged at once.
@@ -55,6 +63,9 @@ pub struct DelayedAck {
     pub unacked_bytes: u64,
     rcv_mss: u32,
     max_mss: u32,
+    pingpong: bool,
+    /// Small segments received since the last ACK (Linux ICSK_ACK_PUSHED / PUSHED2), 0..=2.
+    pushed: u8,
 }
 
 impl DelayedAck {
@@ -69,6 +80,8 @@ impl DelayedAck {
             unacked_bytes: 0,
             rcv_mss: RCV_MSS_INIT.min(mss as u32),
             max_mss: mss as u32,
+            pingpong: false,
+            pushed: 0,
         }
     }
 
@@ -79,9 +92,19 @@ impl DelayedAck {
     pub fn quick(&self) -> u32 {
         self.quick
     }
+    pub fn pingpong(&self) -> bool {
+        self.pingpong
+    }
 
-    /// A data segment of `len` payload bytes arrived; `rto` is the receiver's current RTO.
-    pub fn on_data(&mut self, now: Instant, len: usize, arrival: Arrival, rto: Duration) -> AckDecision {
+    /// A data segment of `len` payload bytes arrived; `rto` and `srtt` are the receiver's own.
+    pub fn on_data(
+        &mut self,
+        now: Instant,
+        len: usize,
+        arrival: Arrival,
+        rto: Duration,
+        srtt: Option<Duration>,
+    ) -> AckDecision {
         self.unacked_segs += 1;
         self.unacked_bytes += len as u64;
         match self.model {
@@ -96,21 +119,67 @@ impl DelayedAck {
             DelayedAckModel::Linux => {
                 self.linux_update(now, len, rto);
                 if arrival == Arrival::Urgent
-                    || self.quick > 0
+                    || (self.quick > 0 && !self.pingpong)
                     || self.unacked_bytes > self.rcv_mss as u64
                 {
                     AckDecision::Now
                 } else {
-                    AckDecision::Delay(now + self.ato.min(self.timeout).max(ATO_MIN.min(self.timeout)))
+                    AckDecision::Delay(now + self.linux_delay(srtt))
                 }
             }
         }
+    }
+
+    /// `tcp_send_delayed_ack`: the ATO capped at TCP_DELACK_MAX and at the SRTT (≥ 40 ms).
+    fn linux_delay(&self, srtt: Option<Duration>) -> Duration {
+        let mut max_ato = self.timeout;
+        if let Some(s) = srtt {
+            max_ato = max_ato.min(s.max(ATO_MIN));
+        }
+        self.ato.max(ATO_MIN).min(max_ato)
+    }
+
+    /// The delayed-ACK timer fired (`tcp_delack_timer`): inflate the ATO, or leave pingpong.
+    pub fn on_timer(&mut self, rto: Duration) {
+        if self.model != DelayedAckModel::Linux {
+            return;
+        }
+        if self.pingpong {
+            self.pingpong = false;
+            self.ato = ATO_MIN;
+        } else {
+            self.ato = (self.ato * 2).min(rto).max(ATO_MIN);
+        }
+    }
+
+    /// We sent new data (`tcp_event_data_sent`): a reply within one ATO of the last arrival
+    /// makes the connection interactive (pingpong).
+    pub fn on_data_sent(&mut self, now: Instant) {
+        if self.model != DelayedAckModel::Linux {
+            return;
+        }
+        if let Some(last) = self.last_rcv {
+            if now - last < self.ato {
+                self.pingpong = true;
+            }
+        }
+    }
+
+    /// The application read data and the receive queue is now `emptied` or not
+    /// (`tcp_cleanup_rbuf`). Returns true if the ACK should go out now.
+    pub fn on_read(&mut self, emptied: bool) -> bool {
+        self.model == DelayedAckModel::Linux
+            && self.unacked_segs > 0
+            && emptied
+            && (self.pushed >= 2 || (self.pushed == 1 && !self.pingpong))
     }
 
     /// `tcp_measure_rcv_mss` and `tcp_event_data_recv`.
     fn linux_update(&mut self, now: Instant, len: usize, rto: Duration) {
         if len as u32 >= self.rcv_mss {
             self.rcv_mss = (len as u32).min(self.max_mss);
+        } else {
+            self.pushed = (self.pushed + 1).min(2);
         }
         match self.last_rcv {
             None => {
@@ -131,10 +200,15 @@ impl DelayedAck {
     /// An ACK (pure or piggybacked) went out.
     pub fn on_ack_sent(&mut self) {
         if self.unacked_segs > 0 && self.quick > 0 {
+            // tcp_dec_quickack_mode: leaving quick-ACK mode resets the ATO
             self.quick -= 1;
+            if self.quick == 0 {
+                self.ato = ATO_MIN;
+            }
         }
         self.unacked_segs = 0;
         self.unacked_bytes = 0;
+        self.pushed = 0;
     }
 }
 
@@ -161,13 +235,40 @@ mod tests {
         let mut d = DelayedAck::new(DelayedAckModel::Linux, Duration::from_millis(200), 1448);
         for i in 0..QUICKACKS {
             let now = Instant::from_millis(i as u64);
-            assert_eq!(d.on_data(now, 100, Arrival::InOrder, RTO), AckDecision::Now);
+            assert_eq!(d.on_data(now, 100, Arrival::InOrder, RTO, None), AckDecision::Now);
             d.on_ack_sent();
         }
         let now = Instant::from_millis(20);
-        assert_eq!(d.on_data(now, 100, Arrival::InOrder, RTO), AckDecision::Delay(now + ATO_MIN));
+        assert_eq!(d.on_data(now, 100, Arrival::InOrder, RTO, None), AckDecision::Delay(now + ATO_MIN));
         // two full-sized segments: immediate
-        assert_eq!(d.on_data(now, 1448, Arrival::InOrder, RTO), AckDecision::Now);
+        assert_eq!(d.on_data(now, 1448, Arrival::InOrder, RTO, None), AckDecision::Now);
+    }
+
+    #[test]
+    fn linux_timer_inflates_and_read_acks_pushed_segments() {
+        let mut d = DelayedAck::new(DelayedAckModel::Linux, Duration::from_millis(200), 1448);
+        for i in 0..QUICKACKS {
+            d.on_data(Instant::from_millis(i as u64), 1448, Arrival::InOrder, RTO, None);
+            d.on_ack_sent();
+        }
+        let t = Instant::from_millis(100);
+        assert_eq!(d.on_data(t, 100, Arrival::InOrder, RTO, None), AckDecision::Delay(t + ATO_MIN));
+        assert!(d.on_read(true), "a small pushed segment, queue drained: ACK now");
+        assert!(!d.on_read(false));
+        d.on_timer(RTO);
+        assert_eq!(d.ato(), ATO_MIN * 2);
+        // capped by the receiver's SRTT
+        d.on_ack_sent();
+        let t = Instant::from_millis(300);
+        let srtt = Some(Duration::from_millis(50));
+        assert_eq!(d.on_data(t, 100, Arrival::InOrder, RTO, srtt), AckDecision::Delay(t + Duration::from_millis(50)));
+        // replying within the ATO enters pingpong: a single pushed segment no longer forces it
+        d.on_data_sent(t + Duration::from_millis(1));
+        assert!(d.pingpong());
+        assert!(!d.on_read(true));
+        d.on_timer(RTO);
+        assert!(!d.pingpong());
+        assert_eq!(d.ato(), ATO_MIN);
     }
 
     #[test]
@@ -181,9 +282,9 @@ mod tests {
     fn freebsd_every_second() {
         let mut d = DelayedAck::new(DelayedAckModel::FreeBsd6, Duration::from_millis(100), 1448);
         let now = Instant::from_millis(3);
-        assert_eq!(d.on_data(now, 10, Arrival::InOrder, RTO), AckDecision::Delay(Instant::from_millis(103)));
-        assert_eq!(d.on_data(now, 10, Arrival::InOrder, RTO), AckDecision::Now);
+        assert_eq!(d.on_data(now, 10, Arrival::InOrder, RTO, None), AckDecision::Delay(Instant::from_millis(103)));
+        assert_eq!(d.on_data(now, 10, Arrival::InOrder, RTO, None), AckDecision::Now);
         d.on_ack_sent();
-        assert_eq!(d.on_data(now, 10, Arrival::Urgent, RTO), AckDecision::Now);
+        assert_eq!(d.on_data(now, 10, Arrival::Urgent, RTO, None), AckDecision::Now);
     }
 }

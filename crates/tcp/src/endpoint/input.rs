@@ -85,7 +85,12 @@ impl Endpoint {
                 }
             }
             if let Some(r) = sample {
-                self.rtt.on_sample(r);
+                // Linux: the ACK ends an RTT round if it covers data sent after the last one
+                let ends_round = self.snd.una_seq() > self.rtt_seq;
+                if ends_round {
+                    self.rtt_seq = self.snd.nxt_seq();
+                }
+                self.rtt.on_sample_in_round(r, ends_round);
                 self.backoff = 0;
             }
             self.retries = 0;
@@ -152,7 +157,7 @@ impl Endpoint {
             Arrival::InOrder
         };
         let rto = self.rto();
-        match self.delack.on_data(now, len, arrival, rto) {
+        match self.delack.on_data(now, len, arrival, rto, self.rtt.srtt()) {
             AckDecision::Now => self.ack_now = true,
             AckDecision::Delay(t) => self.timers.set_if_idle(TimerKind::DelayedAck, t),
         }

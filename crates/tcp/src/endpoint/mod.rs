@@ -120,6 +120,8 @@ pub struct Endpoint {
 
     // --- machinery
     rtt: RttEstimator,
+    /// Linux `rtt_seq`: snd_nxt when the current RTT round began (rttvar decays per round).
+    rtt_seq: u64,
     backoff: u32,
     retries: u32,
     cc: Cc,
@@ -165,6 +167,7 @@ impl Endpoint {
             ts_recent: 0,
             last_ack_sent: 0,
             rtt: RttEstimator::new(&cfg),
+            rtt_seq: 0,
             backoff: 0,
             retries: 0,
             cc: Cc::new(&cfg),
@@ -207,6 +210,9 @@ impl Endpoint {
     /// Next chunk of in-order received data, if any. Reading reopens the receive window.
     pub fn read(&mut self) -> Option<Bytes> {
         let b = self.rcv.read()?;
+        if self.delack.on_read(self.rcv.readable_len() == 0) {
+            self.ack_now = true;
+        }
         // Receiver window update (Linux tcp_cleanup_rbuf): if the advertised window is at most
         // half the maximum and reading at least doubled it, tell the peer at once.
         let cur = self.rcv_adv.saturating_sub(self.rcv_nxt_seq());
@@ -277,7 +283,10 @@ impl Endpoint {
         while let Some(k) = self.timers.pop_expired(now) {
             match k {
                 TimerKind::Rto => self.on_rto_timer(now),
-                TimerKind::DelayedAck => self.ack_now = true,
+                TimerKind::DelayedAck => {
+                    self.delack.on_timer(self.rto());
+                    self.ack_now = true;
+                }
                 TimerKind::Persist => self.on_persist_timer(now),
                 TimerKind::TimeWait => self.set_state(now, State::Closed),
                 TimerKind::Tlp | TimerKind::Reorder => {}

@@ -167,6 +167,9 @@ impl Endpoint {
         }
         let seg = self.segment(now, to_wire(self.iss, start), flags, payload);
         self.on_data_sent(now);
+        if len > 0 {
+            self.delack.on_data_sent(now);
+        }
         Some(self.emit(now, seg, SendKind::New, start, end))
     }
 

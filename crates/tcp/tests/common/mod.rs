@@ -244,6 +244,8 @@ pub struct Pair {
     pub close_a_at: Option<Instant>,
     /// B closes once it has read A's FIN.
     pub b_closes_on_eof: bool,
+    /// B's application reads what arrives at once (otherwise it never reads).
+    pub b_reads: bool,
     b_closed: bool,
     isn_a: u32,
     isn_b: u32,
@@ -273,6 +275,7 @@ impl Pair {
             dropped: Vec::new(),
             close_a_at: None,
             b_closes_on_eof: true,
+            b_reads: true,
             b_closed: false,
             isn_a,
             isn_b,
@@ -324,24 +327,24 @@ impl Pair {
 
     fn flush(&mut self) {
         let now = self.now;
+        // the applications read first (as a socket reader woken by the arrival would), then
+        // whatever the endpoints want to send goes out
+        while self.b_reads {
+            let Some(b) = self.b.read() else { break };
+            self.read_b.push((now, b));
+        }
+        while let Some(b) = self.a.read() {
+            self.read_a.push((now, b));
+        }
+        if self.b_closes_on_eof && !self.b_closed && self.b.peer_closed() {
+            self.b_closed = true;
+            self.b.close(now);
+        }
         while let Some(s) = self.a.poll_transmit(now) {
             self.enqueue(true, s);
         }
         while let Some(s) = self.b.poll_transmit(now) {
             self.enqueue(false, s);
-        }
-        while let Some(b) = self.b.read() {
-            self.read_b.push((now, b));
-        }
-        if self.b_closes_on_eof && !self.b_closed && self.b.peer_closed() {
-            self.b_closed = true;
-            self.b.close(now);
-            while let Some(s) = self.b.poll_transmit(now) {
-                self.enqueue(false, s);
-            }
-        }
-        while let Some(b) = self.a.read() {
-            self.read_a.push((now, b));
         }
         self.events_a.extend(std::iter::from_fn(|| self.a.poll_event()));
         self.events_b.extend(std::iter::from_fn(|| self.b.poll_event()));
