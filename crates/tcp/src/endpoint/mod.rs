@@ -1,10 +1,10 @@
 //! The sans-IO TCP endpoint (RFC 9293), orchestrating the mechanisms of the sibling modules:
 //!
-//! - [`fsm`]: the connection state machine and the RFC 9293 §3.10.7 segment-arrival checks
+//! - `fsm`: the connection state machine and the RFC 9293 §3.10.7 segment-arrival checks
 //!   (acceptability, RST, SYN, challenge ACKs);
-//! - [`input`]: ACK processing on the sending side (cumulative ACK, SACK, RTT, recovery,
+//! - `input`: ACK processing on the sending side (cumulative ACK, SACK, RTT, recovery,
 //!   window update) and data/FIN processing on the receiving side;
-//! - [`output`]: what goes out next (RST, SYN, retransmissions, new data under cwnd, the peer's
+//! - `output`: what goes out next (RST, SYN, retransmissions, new data under cwnd, the peer's
 //!   window, Nagle and sender SWS avoidance, window probes, pure ACKs);
 //! - [`send_queue`], [`reassembly`], [`delayed_ack`], [`options`], [`timers`]; loss recovery
 //!   is in [`crate::recovery`], RTT in [`crate::rtt`], congestion control in [`crate::cc`].
@@ -347,6 +347,10 @@ impl Endpoint {
     }
     pub fn ssthresh(&self) -> u32 {
         self.cc.ssthresh()
+    }
+    /// Still in the initial slow start (for `pif4` thin-stream detection, mechanisms.md §2).
+    pub fn in_initial_slow_start(&self) -> bool {
+        self.cc.in_initial_slow_start()
     }
     /// Segments sent and not cumulatively acknowledged (Linux packets_out).
     pub fn packets_out(&self) -> u32 {
