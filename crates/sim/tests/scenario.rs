@@ -676,3 +676,25 @@ fn absurd_write_counts_are_rejected() {
     );
     assert_err(v, "flow.0.app.writes", &["1000000000", "at most"]);
 }
+
+#[test]
+#[ignore]
+fn show_messages() {
+    for (k, v) in [
+        (
+            "flow.0.app.interval",
+            toml::Value::String("10 parsecs".into()),
+        ),
+        ("flow.0.app.intervall", toml::Value::String("1s".into())),
+        ("network.loss.rate", toml::Value::Float(1.5)),
+        ("network.bandwidth", toml::Value::String("0Mbit".into())),
+        ("flow.0.tcp.cc", toml::Value::String("cubic".into())),
+    ] {
+        let mut val = base();
+        set(&mut val, k, v);
+        println!("{}", err_with(val));
+    }
+    let mut val = base();
+    remove(&mut val, "flow");
+    println!("{}", err_with(val));
+}
