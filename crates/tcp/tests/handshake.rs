@@ -261,3 +261,28 @@ fn missing_mss_option_means_536() {
     let (ep, _) = client(cfg(), TcpOptions::default(), ms(10));
     assert_eq!(ep.negotiated().send_mss, 536);
 }
+
+#[test]
+fn simultaneous_open() {
+    let mut ep = Endpoint::connect(ms(0), cfg(), EP_PORT, PEER_PORT, EP_ISN);
+    drain(&mut ep, ms(0));
+    let mut p = Peer::new(EP_ISN);
+    // the peer's SYN crosses ours
+    ep.handle_segment(ms(10), p.syn(mss_opts(1000)));
+    assert_eq!(ep.state(), State::SynReceived);
+    let out = drain(&mut ep, ms(10));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].flags, Flags::SYN | Flags::ACK);
+    assert_eq!(out[0].seq, EP_ISN, "same ISS as our SYN");
+    assert_eq!(out[0].ack, PEER_ISN + 1);
+    // the peer's SYN-ACK (old sequence number): answered with an ACK
+    ep.handle_segment(ms(20), p.syn_ack(mss_opts(1000)));
+    let out = drain(&mut ep, ms(20));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].flags, Flags::ACK);
+    // the peer's ACK of our SYN completes the open
+    ep.handle_segment(ms(30), p.ack(0));
+    assert_eq!(ep.state(), State::Established);
+    ep.write(ms(31), b"hi").unwrap();
+    assert_eq!(drain(&mut ep, ms(31)).len(), 1);
+}

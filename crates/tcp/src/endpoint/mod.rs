@@ -17,7 +17,10 @@
 //! implemented; FIN-WAIT-2 has no timeout; `close` in SYN-SENT with data written keeps the
 //! connection and sends data and FIN after the handshake; `Event::Acked` reports data offsets only (an ACK
 //! of just our FIN produces none); handshake retransmissions produce `Sent{kind: Handshake}`
-//! but no `RtoFired` and are not counted in `rto_events`.
+//! but no `RtoFired` and are not counted in `rto_events`; in a simultaneous open the peer's
+//! SYN-ACK fails the acceptability test in SYN-RECEIVED and is answered with an ACK (RFC 9293
+//! as written), so the open completes when that ACK is answered, half an RTT later than
+//! Linux, which accepts the SYN-ACK.
 
 pub mod delayed_ack;
 mod fsm;

@@ -42,8 +42,13 @@ impl Endpoint {
         }
         match self.state {
             State::Closed | State::Listen => return None,
-            State::SynSent | State::SynReceived => return self.send_syn(now),
+            State::SynSent => return self.send_syn(now),
+            State::SynReceived if self.syn_pending => return self.send_syn(now),
             _ => {}
+        }
+        if self.state == State::SynReceived {
+            // only ACKs (replies to unacceptable segments) until our SYN is acknowledged
+            return self.ack_now.then(|| self.pure_ack(now));
         }
         if let Some(s) = self.send_retransmission(now) {
             return Some(s);
@@ -61,12 +66,16 @@ impl Endpoint {
             return Some(self.emit(now, seg, SendKind::WindowProbe, una, una));
         }
         if self.ack_now {
-            let seq = to_wire(self.iss, self.snd.nxt_seq());
-            let seg = self.segment(now, seq, Flags::ACK, Bytes::new());
-            let nxt = self.snd.nxt;
-            return Some(self.emit(now, seg, SendKind::Ack, nxt, nxt));
+            return Some(self.pure_ack(now));
         }
         None
+    }
+
+    fn pure_ack(&mut self, now: Instant) -> Segment {
+        let seq = to_wire(self.iss, self.snd.nxt_seq());
+        let seg = self.segment(now, seq, Flags::ACK, Bytes::new());
+        let nxt = self.snd.nxt;
+        self.emit(now, seg, SendKind::Ack, nxt, nxt)
     }
 
     fn send_syn(&mut self, now: Instant) -> Option<Segment> {
