@@ -329,3 +329,18 @@ fn rto_retransmits_the_head_even_if_sacked() {
     assert_data(&p, &out[0].1, 0, 1000);
     assert_eq!(ep.poll_timeout(), Some(out[0].0 + rto * 2), "timer restarted, backed off");
 }
+
+#[test]
+fn reno_leaves_recovery_on_the_first_partial_ack() {
+    let mut c = no_lt();
+    c.cc = thinlab_tcp::CcAlgorithm::Reno;
+    let (mut ep, mut p) = sent(c, mss_opts(1000), 6);
+    for i in 0..3 {
+        ep.handle_segment(ms(1100 + i), p.ack(0));
+    }
+    assert_eq!(drain(&mut ep, ms(1102)).len(), 1);
+    assert_eq!(ep.recovery_phase(), Phase::Recovery);
+    ep.handle_segment(ms(1200), p.ack(2000));
+    assert_eq!(ep.recovery_phase(), Phase::Open, "Reno: any new ACK ends fast recovery");
+    assert!(sent_kinds(&events(&mut ep)).iter().all(|k| *k != SendKind::Rto));
+}

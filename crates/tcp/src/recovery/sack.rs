@@ -4,7 +4,10 @@
 //!
 //! A segment is marked SACKed only if a block covers it completely (segments are what we sent,
 //! so a standard receiver's blocks fall on segment boundaries). IsLost: a segment is lost when
-//! at least `dupthresh` SACKed segments lie above it (RFC 6675 §4, counted in segments).
+//! at least `dupthresh` SACKed segments lie above it (RFC 6675 §4, counted in segments; the
+//! byte form `(DupThresh − 1)·SMSS` is not used). NextSeg rules (1) and (2) are implemented
+//! (lost segments first, then new data, both while pipe < cwnd); rules (3) and (4) (rescue
+//! retransmission) are replaced by the NewReno partial-ACK rule (`newreno.rs`).
 
 use crate::endpoint::send_queue::SendQueue;
 
