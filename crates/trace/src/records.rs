@@ -123,7 +123,13 @@ impl FlowRecorder {
     /// An event of the sending endpoint (its `Sent`, `Acked`, `RtoFired`).
     pub fn on_sender_event(&mut self, ev: &Event) {
         match *ev {
-            Event::Sent { at, start, end, kind, .. } => self.on_sent(at, start, end, kind),
+            Event::Sent { at, start, end, kind, syn, fin } => {
+                // Pure ACKs do not end a frozen period: only data, SYN or FIN do.
+                if end > start || syn || fin {
+                    self.last_sent_at = Some(at);
+                }
+                self.on_sent(at, start, end, kind)
+            }
             Event::Acked { at, una } => {
                 let writes = &mut self.rec.writes;
                 while self.next_acked < writes.len() && writes[self.next_acked].end <= una {
@@ -145,11 +151,9 @@ impl FlowRecorder {
     pub fn on_receiver_event(&mut self, ev: &Event) {
         match *ev {
             Event::Arrived { at, start, end } => {
-                let hits: Vec<u64> = self.awaiting_arrival.range(start..end).map(|(k, _)| *k).collect();
-                for k in hits {
-                    if let Some(i) = self.awaiting_arrival.remove(&k) {
-                        self.rec.writes[i].transport = Some(at);
-                    }
+                while let Some((&k, &i)) = self.awaiting_arrival.range(start..end).next() {
+                    self.awaiting_arrival.remove(&k);
+                    self.rec.writes[i].transport = Some(at);
                 }
             }
             Event::Delivered { at, start, end } => {
@@ -171,7 +175,6 @@ impl FlowRecorder {
     }
 
     fn on_sent(&mut self, at: Instant, start: u64, end: u64, kind: SendKind) {
-        self.last_sent_at = Some(at);
         if end <= start {
             return;
         }

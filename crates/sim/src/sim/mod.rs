@@ -2,7 +2,8 @@
 //!
 //! - Each flow is one TCP connection: at `flow.start` the client connects and the server
 //!   listens (ISNs from the flow's own random stream). Data goes client → server unless
-//!   `direction = "reverse"`.
+//!   `direction = "reverse"`. The source starts writing when the data sender's connection
+//!   is established (the client's connect() returned, or the server accepted).
 //! - Application writes of discrete sources are recorded as ONE `WriteRecord` each, at the
 //!   time the application issued them, covering all their bytes, even when the send buffer
 //!   takes them in several pieces: the rest stays pending and is offered again whenever the
@@ -74,6 +75,8 @@ struct FlowSim {
     /// Issued bytes not yet accepted by the endpoint.
     pending: u64,
     closed: bool,
+    /// The source starts when the data sender's connection is established.
+    source_started: bool,
     done: bool,
     start: u64,
 }
@@ -117,6 +120,7 @@ impl<'a> Sim<'a> {
                     issued: 0,
                     pending: 0,
                     closed: false,
+                    source_started: false,
                     done: false,
                     start,
                 }
@@ -199,19 +203,6 @@ impl<'a> Sim<'a> {
             isn.gen(),
         ));
         fl.recorder.on_connect(t);
-        let next = {
-            let FlowSim {
-                source,
-                recorder,
-                issued,
-                pending,
-                ..
-            } = fl;
-            source.start(now, &mut |b| issue(recorder, issued, pending, now, b))
-        };
-        if let Some(n) = next {
-            self.q.push(n, EventKind::AppTick { flow: f as u32 });
-        }
         self.service(now, f, 1);
         self.service(now, f, 0);
     }
@@ -297,11 +288,20 @@ impl<'a> Sim<'a> {
             issued,
             pending,
             closed,
+            source_started,
             ..
         } = fl;
         let Some(ep) = eps[side].as_mut() else { return };
         while ep.read().is_some() {}
-        if is_sender {
+        if is_sender && !*source_started && matches!(ep.state(), State::Established | State::CloseWait) {
+            // The application starts writing once its connection is established, as
+            // streamzero and tracepump did (seed 000 §2.3) and as a server does after accept().
+            *source_started = true;
+            if let Some(n) = source.start(now, &mut |b| issue(recorder, issued, pending, now, b)) {
+                q.push(n, EventKind::AppTick { flow: f as u32 });
+            }
+        }
+        if is_sender && *source_started {
             // A bulk writer sleeps until the socket is writable in Linux's sense
             // (`sk_stream_is_writeable`: free space ≥ half of what is queued), then fills it.
             if source.is_bulk() {
@@ -448,7 +448,7 @@ fn complete(fl: &FlowSim) -> bool {
     let Some(sender) = fl.eps[fl.sender].as_ref() else {
         return false;
     };
-    if !fl.source.finished() || fl.pending > 0 || sender.bytes_unacked() > 0 {
+    if !fl.source_started || !fl.source.finished() || fl.pending > 0 || sender.bytes_unacked() > 0 {
         return false;
     }
     !fl.source.closes()
