@@ -77,6 +77,12 @@ pub fn take_sweep(doc: &mut Value, fixed: &[String]) -> Result<Vec<Axis>, BadInp
     flatten("", sweep, &mut axes)?;
     axes.retain(|a| !fixed.contains(&a.key));
     axes.sort_by(|a, b| a.key.cmp(&b.key));
+    if let Some(w) = axes.windows(2).find(|w| w[0].key == w[1].key) {
+        return Err(BadInput::new(format!(
+            "sweep key `{}` is given twice (once dotted, once as nested tables): expected each key once",
+            w[0].key
+        )));
+    }
     Ok(axes)
 }
 
@@ -197,5 +203,7 @@ mod tests {
             .unwrap_err()
             .0
             .contains("empty segment"));
+        let mut d = doc("[sweep]\n\"network.loss.rate\" = [0.0]\n[sweep.network.loss]\nrate = [0.1]\n");
+        assert!(take_sweep(&mut d, &[]).unwrap_err().0.contains("given twice"));
     }
 }
