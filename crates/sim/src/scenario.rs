@@ -89,6 +89,9 @@ pub struct Flow {
     pub direction: Direction,
     pub app: App,
     pub tcp: TcpConfig,
+    /// Write pcap files at both hosts when the run is given a capture directory
+    /// ([`crate::pcap_out`]).
+    pub capture: bool,
 }
 
 /// A traffic source.
@@ -383,6 +386,7 @@ fn validate_flow(i: usize, f: RawFlow, duration: Duration) -> Result<Flow, Scena
         direction,
         app,
         tcp,
+        capture: f.capture.unwrap_or(false),
     })
 }
 

@@ -81,6 +81,9 @@ pub struct RawFlow {
     pub app: RawApp,
     #[serde(default)]
     pub tcp: Option<RawTcp>,
+    /// Write pcap files at both hosts of this flow (see `crate::pcap_out`).
+    #[serde(default)]
+    pub capture: Option<bool>,
 }
 
 /// All keys of every app kind; `kind` selects which are required/allowed.

@@ -6,7 +6,9 @@
 //! `shared/notes/interface.md` is computed from those records only ([`metrics`]).
 //! [`plot`] draws CDFs of application-layer latency as SVG.
 
+pub mod flows;
 pub mod metrics;
+pub mod pcap;
 pub mod plot;
 pub mod records;
 

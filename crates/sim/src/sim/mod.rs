@@ -22,6 +22,7 @@ mod net;
 
 use crate::app::Source;
 use crate::event::{EventKind, EventQueue};
+use crate::pcap_out::{CaptureOptions, RunCapture};
 use crate::result::{FlowResult, RunResult};
 use crate::rng::{stream, Component};
 use crate::scenario::{Direction, Scenario};
@@ -51,6 +52,29 @@ pub fn run(s: &Scenario, seed: u64) -> RunResult {
 /// Like [`run`], calling `on_progress` with the simulated time at most once per simulated second.
 pub fn run_observed(s: &Scenario, seed: u64, on_progress: &mut dyn FnMut(Duration)) -> RunResult {
     Sim::new(s, seed).run(on_progress)
+}
+
+/// Like [`run_observed`], writing pcap files of the flows with `capture = true` (or of every
+/// flow with `opts.all_flows`) into `opts.dir` ([`crate::pcap_out`]). Capturing does not change
+/// the run. Fails if a file cannot be created or written.
+pub fn run_captured(
+    s: &Scenario,
+    seed: u64,
+    opts: &CaptureOptions,
+    on_progress: &mut dyn FnMut(Duration),
+) -> std::io::Result<RunResult> {
+    let mut sim = Sim::new(s, seed);
+    let flows: Vec<_> = s
+        .flows
+        .iter()
+        .zip(&sim.flows)
+        .map(|(f, fl)| (f.name.clone(), f.capture, fl.sender))
+        .collect();
+    sim.capture = Some(Box::new(RunCapture::create(opts, &flows)?));
+    let mut capture = None;
+    let result = sim.run_with(on_progress, &mut capture);
+    capture.map_or(Ok(()), |c: Box<RunCapture>| c.finish())?;
+    Ok(result)
 }
 
 #[derive(Default)]
@@ -89,6 +113,8 @@ struct Sim<'a> {
     flows: Vec<FlowSim>,
     done: usize,
     stop: u64,
+    /// pcap files being written (`None`: no capture, the hot path pays one branch).
+    capture: Option<Box<RunCapture>>,
 }
 
 impl<'a> Sim<'a> {
@@ -134,10 +160,20 @@ impl<'a> Sim<'a> {
             flows,
             done: 0,
             stop,
+            capture: None,
         }
     }
 
-    fn run(mut self, on_progress: &mut dyn FnMut(Duration)) -> RunResult {
+    fn run(self, on_progress: &mut dyn FnMut(Duration)) -> RunResult {
+        self.run_with(on_progress, &mut None)
+    }
+
+    /// Runs to the end; the capture (if any) is handed back through `capture`.
+    fn run_with(
+        mut self,
+        on_progress: &mut dyn FnMut(Duration),
+        capture: &mut Option<Box<RunCapture>>,
+    ) -> RunResult {
         let end_limit = self
             .stop
             .saturating_add(drain_bound(self.s).as_nanos() as u64);
@@ -171,6 +207,9 @@ impl<'a> Sim<'a> {
                         let side = if d.dir == FORWARD { 1 } else { 0 };
                         let f = d.flow as usize;
                         if let Some(ep) = self.flows[f].eps[side].as_mut() {
+                            if let Some(c) = self.capture.as_deref_mut() {
+                                c.arrived(f, side, now, &d.seg);
+                            }
                             ep.handle_segment(Instant::from_nanos(now), d.seg);
                             self.service(now, f, side);
                         }
@@ -185,6 +224,7 @@ impl<'a> Sim<'a> {
                 break;
             }
         }
+        *capture = self.capture.take();
         self.finish(now, events, drain_hit)
     }
 
@@ -275,6 +315,7 @@ impl<'a> Sim<'a> {
             net,
             q,
             done,
+            capture,
             ..
         } = self;
         let fl = &mut flows[f];
@@ -345,6 +386,9 @@ impl<'a> Sim<'a> {
         }
         let dir = if side == 0 { FORWARD } else { REVERSE };
         while let Some(seg) = ep.poll_transmit(t) {
+            if let Some(c) = capture.as_deref_mut() {
+                c.sent(f, side, now, &seg);
+            }
             net.send(now, f as u32, dir, seg, q);
         }
         while let Some(ev) = ep.poll_event() {
