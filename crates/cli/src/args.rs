@@ -15,6 +15,26 @@ pub struct Cli {
 pub enum Command {
     /// Run a scenario (all sweep configurations × repetitions) in the simulator.
     Run(RunArgs),
+    /// Analyse real captures: a sender-side pcap/pcapng and optionally a receiver-side one.
+    Analyze(AnalyzeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// Capture taken at the data sender (pcap or pcapng).
+    pub sender: PathBuf,
+    /// Capture taken at the receiver: adds transport- and application-layer latency.
+    #[arg(long, value_name = "RECEIVER.pcap")]
+    pub receiver: Option<PathBuf>,
+    /// Output directory [default: results/analyze-<sender file name>/].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Analyse only this connection: `ADDR:PORT-ADDR:PORT` (either order; IPv6 in brackets).
+    #[arg(long, value_name = "ADDR:PORT-ADDR:PORT")]
+    pub connection: Option<String>,
+    /// No summary table on stdout.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -34,4 +54,8 @@ pub struct RunArgs {
     /// No progress bar and no summary table.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Write pcap files of every flow at its sender and receiver into
+    /// `DIR/pcap/<configuration>-rep<r>/` (flows with `capture = true` are captured anyway).
+    #[arg(long)]
+    pub capture: bool,
 }

@@ -1,10 +1,11 @@
 //! `thinlab`: runs scenarios in the simulator and writes results (shared/notes/interface.md).
 //!
-//! Modules: [`args`] (command line), [`paths`] (dotted-path `--set` overrides), [`sweep`]
+//! Modules: [`args`] (command line), [`analyze`] (the `analyze` command), [`paths`] (dotted-path `--set` overrides), [`sweep`]
 //! (`[sweep]` expansion), [`run`] (the `run` command), [`runner`] (parallel runs),
 //! [`progress`] (progress bar), [`output`] (result files), [`table`] (stdout summary),
 //! [`error`] (exit codes: 2 for bad input, 1 otherwise).
 
+mod analyze;
 mod args;
 mod error;
 mod output;
@@ -24,6 +25,7 @@ fn main() -> ExitCode {
     let cli = args::Cli::parse();
     let result = match cli.command {
         args::Command::Run(a) => run::run(a),
+        args::Command::Analyze(a) => analyze::analyze(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -31,6 +31,11 @@ pub fn load(path: &Path) -> Result<toml::Value, BadInput> {
 
 /// `results/<name>/`, with characters that do not belong in a directory name replaced.
 fn default_out(name: &str) -> PathBuf {
+    PathBuf::from("results").join(clean_name(name))
+}
+
+/// `name` with characters that do not belong in a file name replaced by `_`.
+pub fn clean_name(name: &str) -> String {
     let clean: String = name
         .chars()
         .map(|c| {
@@ -41,12 +46,11 @@ fn default_out(name: &str) -> PathBuf {
             }
         })
         .collect();
-    let clean = if clean.trim_matches('.').is_empty() {
+    if clean.trim_matches('.').is_empty() {
         "scenario".to_string()
     } else {
         clean
-    };
-    PathBuf::from("results").join(clean)
+    }
 }
 
 pub fn run(args: RunArgs) -> Result<()> {
@@ -79,7 +83,16 @@ pub fn run(args: RunArgs) -> Result<()> {
         .map_or("scenario", |s| s.name.as_str())
         .to_string();
     let out = args.out.clone().unwrap_or_else(|| default_out(&name));
-    let jobs = runner::jobs(&scenarios);
+    let mut jobs = runner::jobs(&scenarios);
+    for j in &mut jobs {
+        if args.capture || scenarios[j.config].flows.iter().any(|f| f.capture) {
+            let label = clean_name(&configs[j.config].label());
+            j.capture = Some(crate::sim::CaptureOptions {
+                dir: out.join("pcap").join(format!("{label}-rep{}", j.repetition)),
+                all_flows: args.capture,
+            });
+        }
+    }
     let threads = args
         .jobs
         .map(usize::from)

@@ -14,6 +14,8 @@ pub struct Job {
     pub config: usize,
     pub repetition: u32,
     pub seed: u64,
+    /// Where to write pcap files, and whether of every flow (else those with `capture = true`).
+    pub capture: Option<sim::CaptureOptions>,
 }
 
 /// What a finished run leaves for the outputs.
@@ -46,6 +48,7 @@ pub fn jobs(scenarios: &[Scenario]) -> Vec<Job> {
                 config,
                 repetition,
                 seed: s.seed.wrapping_add(u64::from(repetition)),
+                capture: None,
             });
         }
     }
@@ -72,8 +75,10 @@ pub fn run_all(
 
 fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOutput> {
     let mut tracker = progress.run(scenario.duration);
-    let result = catch_unwind(AssertUnwindSafe(|| {
-        sim::run_observed(scenario, job.seed, &mut |now| tracker.at(now))
+    let result = catch_unwind(AssertUnwindSafe(|| match &job.capture {
+        Some(opts) => sim::run_captured(scenario, job.seed, opts, &mut |now| tracker.at(now))
+            .with_context(|| format!("writing captures into {}", opts.dir.display())),
+        None => Ok(sim::run_observed(scenario, job.seed, &mut |now| tracker.at(now))),
     }))
     .map_err(|panic| {
         let msg = panic
@@ -83,6 +88,7 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
             .unwrap_or_else(|| "unknown panic".into());
         anyhow!("the simulator panicked: {msg}")
     })
+    .and_then(|r| r)
     .with_context(|| format!("run with seed {} (repetition {})", job.seed, job.repetition))?;
     tracker.done();
     let flows = result

@@ -1,0 +1,243 @@
+//! `thinlab analyze SENDER.pcap [--receiver RECEIVER.pcap] [--out DIR] [--connection SEL]`:
+//! reads captures ([`thinlab_trace::pcap`]), reconstructs every TCP connection
+//! ([`thinlab_trace::flows`]) and writes, like `run`:
+//! - `summary.json`: `"latency_origin": "first-send"`, what reading each capture found (records,
+//!   drops by reason, the byte offset where reading stopped on a truncated or corrupt file),
+//!   and per connection the metrics of interface.md plus analyseTCP-style extras;
+//! - `connections.csv`: one row per connection, scalar metrics flattened;
+//! - `latency_cdf.csv` and `latency_cdf.svg` / `latency_ccdf.svg`: application-layer latency
+//!   with a receiver capture, ACK latency without.
+//!
+//! A missing or unreadable file is bad input (exit 2); a truncated capture is not an error.
+
+use crate::args::AnalyzeArgs;
+use crate::error::BadInput;
+use crate::run::clean_name;
+use anyhow::{Context, Result};
+use serde::Serialize;
+use std::fs;
+use std::path::{Path, PathBuf};
+use thinlab_trace::flows::{analyze as analyze_flows, ConnectionAnalysis, Extras};
+use thinlab_trace::metrics::{latency_samples_ms, Milestone, Origin};
+use thinlab_trace::pcap::{read_capture_file, Capture, CaptureStats};
+use thinlab_trace::plot::{cdf_svg, suggest_log_x, PlotSpec, Series, View};
+use thinlab_trace::{latency_cdf, FlowMetrics};
+
+const CDF_POINTS: usize = 400;
+
+#[derive(Serialize)]
+struct CaptureJson<'a> {
+    path: String,
+    #[serde(flatten)]
+    stats: &'a CaptureStats,
+}
+
+#[derive(Serialize)]
+struct ConnJson<'a> {
+    id: String,
+    sender: String,
+    receiver: String,
+    client: String,
+    server: String,
+    receiver_matched: bool,
+    first_time_s: f64,
+    last_time_s: f64,
+    metrics: &'a FlowMetrics,
+    extras: &'a Extras,
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    tool: &'a str,
+    version: &'a str,
+    latency_origin: &'a str,
+    sender_capture: CaptureJson<'a>,
+    receiver_capture: Option<CaptureJson<'a>>,
+    connections: Vec<ConnJson<'a>>,
+}
+
+fn read(path: &Path, what: &str) -> Result<Capture> {
+    read_capture_file(path)
+        .map_err(|e| BadInput::new(format!("cannot read {what} capture {}: {e}", path.display())).into())
+}
+
+fn default_out(sender: &Path) -> PathBuf {
+    let stem = sender
+        .file_stem()
+        .map_or("capture".to_string(), |s| s.to_string_lossy().into_owned());
+    PathBuf::from("results").join(format!("analyze-{}", clean_name(&stem)))
+}
+
+fn warn_stats(path: &Path, s: &CaptureStats) {
+    if let (Some(off), Some(why)) = (s.stopped_at, &s.stop_reason) {
+        eprintln!(
+            "warning: {}: stopped reading at byte offset {off} of {}: {why}; analysing the {} records before it",
+            path.display(),
+            s.bytes,
+            s.records
+        );
+    }
+    let dropped = s.dropped_total();
+    if dropped > 0 {
+        eprintln!("warning: {}: {dropped} records dropped ({:?})", path.display(), s.dropped);
+    }
+}
+
+pub fn analyze(args: AnalyzeArgs) -> Result<()> {
+    let snd = read(&args.sender, "sender")?;
+    let rcv = args.receiver.as_deref().map(|p| read(p, "receiver")).transpose()?;
+    warn_stats(&args.sender, &snd.stats);
+    if let (Some(p), Some(r)) = (&args.receiver, &rcv) {
+        warn_stats(p, &r.stats);
+    }
+    let mut conns = analyze_flows(&snd.packets, rcv.as_ref().map(|r| &r.packets[..]));
+    if let Some(sel) = &args.connection {
+        let all: Vec<String> = conns.iter().map(ConnectionAnalysis::id).collect();
+        conns.retain(|c| c.matches(sel));
+        if conns.is_empty() {
+            return Err(BadInput::new(format!(
+                "--connection {sel}: no such connection in {}; expected one of: {}",
+                args.sender.display(),
+                if all.is_empty() { "(none)".to_string() } else { all.join(", ") }
+            ))
+            .into());
+        }
+    }
+    let out = args.out.clone().unwrap_or_else(|| default_out(&args.sender));
+    fs::create_dir_all(&out)
+        .with_context(|| format!("creating the output directory {}", out.display()))?;
+    let has_rx = rcv.is_some();
+    write_summary(&out, &args, &snd, rcv.as_ref(), &conns)?;
+    write_csv(&out.join("connections.csv"), &conns)?;
+    let milestone = if has_rx { Milestone::App } else { Milestone::Ack };
+    let lines: Vec<(String, Vec<f64>)> = conns
+        .iter()
+        .map(|c| (c.id(), latency_samples_ms(&c.records, milestone, Origin::FirstSend)))
+        .collect();
+    write_cdf(&out, &lines, has_rx, &args.sender)?;
+    if !args.quiet {
+        for c in &conns {
+            let m = &c.metrics;
+            let lat = if has_rx { &m.app_latency_ms } else { &m.ack_latency_ms };
+            let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
+            println!(
+                "{}: {} data packets, {} retransmissions, {} bundles, {} latency p50 {} p99 {} max {} ms",
+                c.id(),
+                m.data_packets_sent,
+                m.retransmissions,
+                m.rdb_bundles,
+                if has_rx { "app" } else { "ack" },
+                f(lat.p50),
+                f(lat.p99),
+                f(lat.max)
+            );
+        }
+        let plural = if conns.len() == 1 { "" } else { "s" };
+        println!("{} connection{plural}; results in {}", conns.len(), out.display());
+    }
+    Ok(())
+}
+
+fn write_summary(
+    out: &Path,
+    args: &AnalyzeArgs,
+    snd: &Capture,
+    rcv: Option<&Capture>,
+    conns: &[ConnectionAnalysis],
+) -> Result<()> {
+    let fmt = thinlab_trace::flows::fmt_addr;
+    let summary = Summary {
+        tool: "thinlab analyze",
+        version: env!("CARGO_PKG_VERSION"),
+        latency_origin: "first-send",
+        sender_capture: CaptureJson { path: args.sender.display().to_string(), stats: &snd.stats },
+        receiver_capture: match (&args.receiver, rcv) {
+            (Some(p), Some(r)) => Some(CaptureJson { path: p.display().to_string(), stats: &r.stats }),
+            _ => None,
+        },
+        connections: conns
+            .iter()
+            .map(|c| ConnJson {
+                id: c.id(),
+                sender: fmt(&c.sender),
+                receiver: fmt(&c.receiver),
+                client: fmt(&c.client),
+                server: fmt(&c.server),
+                receiver_matched: c.receiver_matched,
+                first_time_s: c.first_ns as f64 / 1e9,
+                last_time_s: c.last_ns as f64 / 1e9,
+                metrics: &c.metrics,
+                extras: &c.extras,
+            })
+            .collect(),
+    };
+    let path = out.join("summary.json");
+    let mut text = serde_json::to_string_pretty(&summary).context("serializing summary.json")?;
+    text.push('\n');
+    fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+fn extras_scalars(e: &Extras) -> Vec<(String, Option<f64>)> {
+    let mut v = vec![
+        ("extras.packets".to_string(), Some(e.packets as f64)),
+        ("extras.dupacks".to_string(), Some(e.dupacks as f64)),
+        ("extras.estimated_loss_rate".to_string(), e.estimated_loss_rate),
+        ("extras.lost_packets".to_string(), e.lost_packets.map(|x| x as f64)),
+        ("extras.loss_rate".to_string(), e.loss_rate),
+    ];
+    for (name, s) in [("inter_transmission_ms", &e.inter_transmission_ms), ("packets_in_flight", &e.packets_in_flight)] {
+        for (field, x) in [("mean", s.mean), ("p50", s.p50), ("p99", s.p99), ("max", s.max)] {
+            v.push((format!("extras.{name}.{field}"), x));
+        }
+    }
+    v
+}
+
+fn write_csv(path: &Path, conns: &[ConnectionAnalysis]) -> Result<()> {
+    let mut w = csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut header = vec!["connection".to_string()];
+    header.extend(FlowMetrics::default().scalars().into_iter().map(|(k, _)| k));
+    header.extend(extras_scalars(&Extras::default()).into_iter().map(|(k, _)| k));
+    w.write_record(&header)?;
+    for c in conns {
+        let mut row = vec![c.id()];
+        let vals = c.metrics.scalars().into_iter().chain(extras_scalars(&c.extras));
+        row.extend(vals.map(|(_, v)| v.map_or(String::new(), |v| v.to_string())));
+        w.write_record(&row)?;
+    }
+    w.flush().with_context(|| format!("writing {}", path.display()))
+}
+
+fn write_cdf(out: &Path, lines: &[(String, Vec<f64>)], app: bool, sender: &Path) -> Result<()> {
+    let path = out.join("latency_cdf.csv");
+    let mut w = csv::Writer::from_path(&path).with_context(|| format!("creating {}", path.display()))?;
+    w.write_record(["connection", "latency", "latency_ms", "fraction"])?;
+    let what = if app { "app" } else { "ack" };
+    for (id, samples) in lines {
+        for (x, f) in latency_cdf(samples, CDF_POINTS) {
+            w.write_record([id.as_str(), what, &x.to_string(), &f.to_string()])?;
+        }
+    }
+    w.flush().with_context(|| format!("writing {}", path.display()))?;
+    let series: Vec<Series> = lines
+        .iter()
+        .map(|(id, s)| Series { label: id.clone(), points: latency_cdf(s, CDF_POINTS) })
+        .collect();
+    let x_label = if app {
+        "application-layer latency from first send (ms)"
+    } else {
+        "ACK latency from first send (ms)"
+    };
+    let name = sender.file_name().map_or(String::new(), |s| s.to_string_lossy().into_owned());
+    for (file, view, log_x, kind) in [
+        ("latency_cdf.svg", View::Cdf, suggest_log_x(&series), "CDF"),
+        ("latency_ccdf.svg", View::Ccdf, false, "tail (CCDF)"),
+    ] {
+        let mut spec = PlotSpec::latency(format!("{name}: {x_label}, {kind}"), view, log_x);
+        spec.x_label = x_label.into();
+        let svg = cdf_svg(&series, &spec).with_context(|| format!("drawing {file}"))?;
+        let p = out.join(file);
+        fs::write(&p, svg).with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(())
+}

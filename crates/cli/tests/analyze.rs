@@ -1,0 +1,151 @@
+//! `thinlab run --capture` then `thinlab analyze`: the round trip through the binary, the
+//! summary's contract ("latency_origin": "first-send", capture stats), and bad input.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const SCENARIO: &str = r#"
+name = "cap"
+seed = 3
+duration = "20s"
+[network]
+rtt = "100ms"
+bandwidth = "10Mbit"
+[network.loss]
+model = "bernoulli"
+rate = 0.05
+[[flow]]
+name = "game"
+app = { kind = "fixed", payload_bytes = 120, interval = "140ms" }
+"#;
+
+fn thinlab(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_thinlab"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("running thinlab")
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn simulate(dir: &Path) {
+    std::fs::write(dir.join("s.toml"), SCENARIO).unwrap();
+    let o = thinlab(dir, &["run", "s.toml", "--out", "out", "--capture", "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+const PCAP_DIR: &str = "out/pcap/default-rep0";
+
+#[test]
+fn run_capture_then_analyze_gives_the_simulators_figures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    simulate(d);
+    let snd = format!("{PCAP_DIR}/game-sender.pcap");
+    let rcv = format!("{PCAP_DIR}/game-receiver.pcap");
+    let o = thinlab(d, &["analyze", &snd, "--receiver", &rcv, "--out", "an"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["summary.json", "connections.csv", "latency_cdf.csv", "latency_cdf.svg", "latency_ccdf.svg"] {
+        assert!(d.join("an").join(f).is_file(), "{f}");
+    }
+    let a = json(&d.join("an/summary.json"));
+    assert_eq!(a["latency_origin"], "first-send");
+    assert_eq!(a["sender_capture"]["stopped_at"], Value::Null);
+    assert_eq!(a["connections"].as_array().unwrap().len(), 1);
+    let am = &a["connections"][0]["metrics"];
+    let s = json(&d.join("out/summary.json"));
+    let sm = &s["runs"][0]["flows"][0]["metrics"];
+    for k in [
+        "data_packets_sent",
+        "payload_bytes_sent",
+        "unique_bytes_sent",
+        "redundant_bytes_sent",
+        "retransmissions",
+        "rdb_bundles",
+        "bytes_delivered",
+        "app_latency_from_send_ms",
+        "transport_latency_from_send_ms",
+        "ack_latency_from_send_ms",
+    ] {
+        assert_eq!(am[k], sm[k], "{k}");
+    }
+    assert!(sm["retransmissions"].as_u64().unwrap() > 0);
+    // Plain names carry the from-send figures.
+    assert_eq!(am["app_latency_ms"], am["app_latency_from_send_ms"]);
+
+    // Sender capture alone: ACK latency, no application latency.
+    let o = thinlab(d, &["analyze", &snd, "--out", "an2", "--connection", "10.128.0.1:5001-10.0.0.1:32768"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let b = json(&d.join("an2/summary.json"));
+    let bm = &b["connections"][0]["metrics"];
+    assert_eq!(b["receiver_capture"], Value::Null);
+    assert_eq!(bm["ack_latency_from_send_ms"], sm["ack_latency_from_send_ms"]);
+    assert_eq!(bm["app_latency_ms"]["count"], 0);
+}
+
+#[test]
+fn truncated_capture_is_reported_not_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    simulate(d);
+    let full = std::fs::read(d.join(PCAP_DIR).join("game-sender.pcap")).unwrap();
+    let cut = full.len() / 2 + 7;
+    std::fs::write(d.join("cut.pcap"), &full[..cut]).unwrap();
+    let o = thinlab(d, &["analyze", "cut.pcap", "--out", "an", "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("stopped reading at byte offset"), "{err}");
+    let a = json(&d.join("an/summary.json"));
+    let at = a["sender_capture"]["stopped_at"].as_u64().unwrap();
+    assert!(at <= cut as u64 && at > 24, "{at}");
+    assert!(a["connections"][0]["metrics"]["data_packets_sent"].as_u64().unwrap() > 10);
+}
+
+#[test]
+fn bad_input_exits_2_with_a_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let o = thinlab(d, &["analyze", "missing.pcap"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("missing.pcap"), "{err}");
+
+    simulate(d);
+    let snd = format!("{PCAP_DIR}/game-sender.pcap");
+    let o = thinlab(d, &["analyze", &snd, "--receiver", "nope.pcap"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nope.pcap"));
+
+    let o = thinlab(d, &["analyze", &snd, "--connection", "1.2.3.4:1-5.6.7.8:2"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("10.0.0.1:32768-10.128.0.1:5001"), "{err}");
+}
+
+#[test]
+fn tcpdump_reads_the_simulators_captures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    simulate(d);
+    let snd = d.join(PCAP_DIR).join("game-sender.pcap");
+    for tool in [["tcpdump", "-nr"], ["tshark", "-r"]] {
+        let Ok(o) = Command::new(tool[0]).args([tool[1]]).arg(&snd).output() else {
+            eprintln!("skipping: {} is not installed", tool[0]);
+            continue;
+        };
+        assert!(o.status.success(), "{}: {}", tool[0], String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.lines().count() > 100, "{}", tool[0]);
+        assert!(text.contains("10.0.0.1"), "{}", tool[0]);
+        if tool[0] == "tcpdump" {
+            let v = Command::new("tcpdump").args(["-vvnr"]).arg(&snd).output().unwrap();
+            let text = String::from_utf8_lossy(&v.stdout);
+            assert!(!text.contains("incorrect"), "tcpdump found a bad checksum");
+            assert!(text.contains("cksum") && text.contains("(correct)"));
+        }
+    }
+}
