@@ -58,12 +58,16 @@ pub enum DelayedAckModel {
     Off,
 }
 
-/// Congestion-control algorithms (mechanisms.md §8). Only `Reno` and `NewReno` exist in the
-/// foundation; CUBIC and PERT arrive with the mechanisms issue.
+/// Congestion-control algorithms (mechanisms.md §8; see [`crate::cc`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CcAlgorithm {
     Reno,
     NewReno,
+    /// CUBIC (RFC 9438), [`crate::cc::Cubic`].
+    Cubic,
+    /// PERT (Bhandarkar et al. 2007): NewReno plus a delay-based early response,
+    /// [`crate::cc::Pert`].
+    Pert,
 }
 
 /// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (mechanisms.md §2–7).
@@ -117,6 +121,9 @@ pub struct TcpConfig {
     /// Data retransmissions by RTO before the connection is aborted.
     pub max_retries: u32,
     pub mechanisms: Mechanisms,
+    /// Seed of the congestion controller's random draws (PERT's early response); the simulator
+    /// sets it per flow from its seeded streams. 0 by default.
+    pub cc_seed: u64,
 }
 
 impl TcpConfig {
@@ -144,6 +151,7 @@ impl TcpConfig {
             syn_retries: 5,
             max_retries: 15,
             mechanisms: Mechanisms::default(),
+            cc_seed: 0,
         };
         match profile {
             Profile::Linux2622 => base,

@@ -5,17 +5,22 @@
 //!
 //! Sources: RFC 5681 (slow start, congestion avoidance, loss responses, restart after idle),
 //! RFC 6582 (NewReno), Linux `tcp_reno_cong_avoid`/`tcp_slow_start`/`tcp_cong_avoid_ai`.
-//! Algorithms: [`reno`] (the shared window arithmetic and Reno), [`newreno`]. Adding one (CUBIC,
-//! PERT): a module with a type implementing [`CongestionControl`], a `CcAlgorithm` value, a
-//! [`Cc`] variant, one arm in [`Cc::new`], and one line in the `dispatch!` macro below.
+//! Algorithms: [`reno`] (the shared window arithmetic and Reno), [`newreno`], [`cubic`]
+//! (RFC 9438), [`pert`] (NewReno + delay-based early response). Adding one: a module with a
+//! type implementing [`CongestionControl`], a `CcAlgorithm` value, a [`Cc`] variant, one arm in
+//! [`Cc::new`] and [`Cc::algorithm`], and one line in the `dispatch!` macro below.
 
+pub mod cubic;
 pub mod newreno;
+pub mod pert;
 pub mod reno;
 
 #[cfg(test)]
 mod tests;
 
+pub use cubic::Cubic;
 pub use newreno::NewReno;
+pub use pert::Pert;
 pub use reno::{Reno, RenoWindow};
 
 use crate::config::{CcAlgorithm, TcpConfig};
@@ -60,6 +65,8 @@ pub trait CongestionControl {
 pub enum Cc {
     Reno(Reno),
     NewReno(NewReno),
+    Cubic(Cubic),
+    Pert(Pert),
 }
 
 /// `dispatch!(self, c => expr)`: evaluate `expr` with `c` bound to the inner algorithm.
@@ -68,6 +75,8 @@ macro_rules! dispatch {
         match $self {
             Cc::Reno($c) => $e,
             Cc::NewReno($c) => $e,
+            Cc::Cubic($c) => $e,
+            Cc::Pert($c) => $e,
         }
     };
 }
@@ -77,6 +86,8 @@ impl Cc {
         match cfg.cc {
             CcAlgorithm::Reno => Cc::Reno(Reno::new(cfg.initial_window)),
             CcAlgorithm::NewReno => Cc::NewReno(NewReno::new(cfg.initial_window)),
+            CcAlgorithm::Cubic => Cc::Cubic(Cubic::new(cfg.initial_window)),
+            CcAlgorithm::Pert => Cc::Pert(Pert::new(cfg.initial_window, cfg.cc_seed)),
         }
     }
 
@@ -85,6 +96,8 @@ impl Cc {
         match self {
             Cc::Reno(_) => CcAlgorithm::Reno,
             Cc::NewReno(_) => CcAlgorithm::NewReno,
+            Cc::Cubic(_) => CcAlgorithm::Cubic,
+            Cc::Pert(_) => CcAlgorithm::Pert,
         }
     }
 }

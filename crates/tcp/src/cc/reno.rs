@@ -130,6 +130,17 @@ impl RenoWindow {
         self.cwnd_cnt = 0;
     }
 
+    /// A reduction that is not a loss response (PERT's early response): cwnd =
+    /// ⌊cwnd·keep_num/keep_den⌋ (at least 1), ssthresh = max(that, 2), so that the flow continues
+    /// in congestion avoidance from the reduced window.
+    pub fn scale_down(&mut self, keep_num: u32, keep_den: u32) {
+        let w = (self.cwnd as u64 * keep_num as u64 / keep_den.max(1) as u64) as u32;
+        self.in_rto_loss = false; // only called on an ACK of new data
+        self.ssthresh = w.max(2);
+        self.cwnd = w.max(1);
+        self.cwnd_cnt = 0;
+    }
+
     pub fn on_idle_restart(&mut self) {
         let three_quarters = (self.cwnd >> 1) + (self.cwnd >> 2);
         self.ssthresh = self.ssthresh.max(three_quarters);

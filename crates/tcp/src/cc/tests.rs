@@ -213,3 +213,17 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn cubic_and_pert_from_config() {
+    let mut cfg = TcpConfig::from_profile(Profile::Linux2622);
+    for (alg, want_pert) in [(CcAlgorithm::Cubic, false), (CcAlgorithm::Pert, true)] {
+        cfg.cc = alg;
+        cfg.cc_seed = 9;
+        let c = Cc::new(&cfg);
+        assert_eq!(c.algorithm(), alg);
+        assert_eq!(matches!(c, Cc::Pert(_)), want_pert);
+        assert_eq!((c.cwnd(), c.ssthresh()), (cfg.initial_window, INFINITE_SSTHRESH));
+        assert!(!c.partial_ack_ends_recovery());
+    }
+}
