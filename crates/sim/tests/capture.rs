@@ -186,3 +186,73 @@ fn written_frames_have_valid_checksums() {
     }
     assert!(n > 100);
 }
+
+#[test]
+fn reverse_flow_round_trip() {
+    let s = Scenario::from_toml_str(
+        r#"
+        name = "rev"
+        duration = "20s"
+        seed = 11
+        [network]
+        rtt = "60ms"
+        bandwidth = "10Mbit"
+        [network.loss]
+        model = "bernoulli"
+        rate = 0.03
+        [[flow]]
+        name = "f"
+        direction = "reverse"
+        capture = true
+        app = { kind = "fixed", payload_bytes = 300, interval = "50ms" }
+        "#,
+    )
+    .unwrap();
+    let rt = round_trip(&s);
+    let (m, n) = check(&rt, "reverse");
+    assert!(m * 10 >= n * 9, "{m} of {n}");
+    assert!(rt.sim.retransmissions > 0);
+}
+
+#[test]
+fn only_requested_flows_are_captured_unless_all() {
+    let s = Scenario::from_toml_str(
+        r#"
+        name = "two"
+        duration = "2s"
+        [network]
+        rtt = "60ms"
+        bandwidth = "10Mbit"
+        [[flow]]
+        name = "a"
+        capture = true
+        app = { kind = "fixed", payload_bytes = 100, interval = "100ms" }
+        [[flow]]
+        name = "b"
+        app = { kind = "fixed", payload_bytes = 100, interval = "100ms" }
+        "#,
+    )
+    .unwrap();
+    for all in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = CaptureOptions { dir: dir.path().join("x"), all_flows: all };
+        run_captured(&s, 1, &opts, &mut |_| {}).unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(&opts.dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let mut want = vec!["a-receiver.pcap", "a-sender.pcap"];
+        if all {
+            want.extend(["b-receiver.pcap", "b-sender.pcap"]);
+        }
+        assert_eq!(names, want);
+        // Flow 1's addresses in its own files.
+        if all {
+            let c = read_capture_file(&opts.dir.join("b-sender.pcap")).unwrap();
+            let p = &c.packets[0];
+            assert_eq!(p.src.to_string(), "10.0.1.1");
+            assert_eq!(p.dst.to_string(), "10.128.1.1");
+        }
+    }
+}
