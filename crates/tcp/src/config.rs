@@ -83,6 +83,27 @@ pub struct Mechanisms {
     pub rack: bool,
 }
 
+/// Thin-stream detection (mechanisms.md §2, `tcp.thin_detection`); see [`crate::thin::detect`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ThinDetection {
+    /// PIF < 4 and not in initial slow start (Linux `tcp_stream_is_thin`).
+    #[default]
+    Pif4,
+    /// PIF × 10 ms < SRTT (Linux RDB patch `tcp_stream_is_thin_dpifl`).
+    Dpifl,
+}
+
+/// Variant of linear timeouts (mechanisms.md §3); see [`crate::thin::linear_timeouts`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LinearTimeouts {
+    /// Linux `tcp_retransmit_timer`: no doubling, RTO recomputed from the estimator, for the
+    /// first 6 (`TCP_THIN_LINEAR_RETRIES`) consecutive expiries while thin.
+    #[default]
+    Linux,
+    /// Seed 000's wording: RTO_k = RTO_0 + k·SRTT (same gate as `Linux`).
+    SeedSrtt,
+}
+
 /// Every knob of one endpoint. Build it with [`TcpConfig::from_profile`] and override fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -124,6 +145,13 @@ pub struct TcpConfig {
     /// Seed of the congestion controller's random draws (PERT's early response); the simulator
     /// sets it per flow from its seeded streams. 0 by default.
     pub cc_seed: u64,
+    /// Which thin-stream test gates linear timeouts and thin dupACK (`tcp.thin_detection`).
+    pub thin_detection: ThinDetection,
+    /// Variant of `linear-timeouts` (config only, not a scenario key).
+    pub linear_timeouts_variant: LinearTimeouts,
+    /// Early Retransmit in Linux mode 2: delay the early retransmission by max(SRTT/4, 2 ms)
+    /// (RFC 5827 §6 mitigation A.3; config only, not a scenario key).
+    pub early_retransmit_delay: bool,
 }
 
 impl TcpConfig {
@@ -152,6 +180,9 @@ impl TcpConfig {
             max_retries: 15,
             mechanisms: Mechanisms::default(),
             cc_seed: 0,
+            thin_detection: ThinDetection::Pif4,
+            linear_timeouts_variant: LinearTimeouts::Linux,
+            early_retransmit_delay: false,
         };
         match profile {
             Profile::Linux2622 => base,

@@ -66,8 +66,9 @@ pub enum Event {
     Arrived { at: Instant, start: u64, end: u64 },
     /// Bytes of the peer's stream became readable in order: `start..end`.
     Delivered { at: Instant, start: u64, end: u64 },
-    /// The retransmission timer expired; `rto` is the value that expired, `backoff` the number of
-    /// consecutive expiries including this one.
+    /// The retransmission timer expired; `rto` is the value that expired, `backoff` the backoff
+    /// exponent after this expiry (the number of consecutive expiries including this one, unless
+    /// linear timeouts kept it at 0).
     RtoFired { at: Instant, rto: Duration, backoff: u32 },
     /// The connection changed state.
     StateChanged { at: Instant, from: State, to: State },

@@ -18,10 +18,13 @@ pub mod recovery;
 pub mod rtt;
 pub mod seq;
 pub mod stats;
+pub mod thin;
 pub mod time;
 pub mod wire;
 
-pub use config::{CcAlgorithm, DelayedAckModel, Mechanisms, Profile, RtoModel, TcpConfig};
+pub use config::{
+    CcAlgorithm, DelayedAckModel, LinearTimeouts, Mechanisms, Profile, RtoModel, TcpConfig, ThinDetection,
+};
 pub use endpoint::{Endpoint, EndpointError, State};
 pub use event::{Event, SendKind};
 pub use stats::Stats;

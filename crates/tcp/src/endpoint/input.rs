@@ -15,7 +15,7 @@ use super::timers::TimerKind;
 use super::Endpoint;
 use crate::cc::CongestionControl;
 use crate::event::{DropReason, Event};
-use crate::recovery::dupack::{dupthresh, is_dupack, AckFacts, ThreshInput};
+use crate::recovery::dupack::{is_dupack, AckFacts};
 use crate::recovery::{rto, sack, AckEvent, Phase, Transition};
 use crate::seq::from_wire;
 use crate::time::Instant;
@@ -95,11 +95,8 @@ impl Endpoint {
             }
             self.retries = 0;
         }
-        let thresh = dupthresh(&ThreshInput {
-            packets_out: self.snd.packets_out(),
-            can_send_new: self.snd.unsent_len() > 0,
-            mechanisms: self.cfg.mechanisms,
-        });
+        // thin dupACK, Early Retransmit, F-RTO threshold (thin_hooks.rs)
+        let thresh = self.ack_dupthresh(now, acked_new, dup, sample);
         let ev = AckEvent {
             now,
             acked_segments: summary.segments,

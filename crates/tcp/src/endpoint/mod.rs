@@ -29,6 +29,7 @@ pub mod options;
 mod output;
 pub mod reassembly;
 pub mod send_queue;
+mod thin_hooks;
 pub mod timers;
 
 use crate::cc::{Cc, CongestionControl};
@@ -130,6 +131,7 @@ pub struct Endpoint {
     cc: Cc,
     rec: Recovery,
     timers: Timers,
+    thin: thin_hooks::ThinState,
     events: VecDeque<Event>,
     stats: Stats,
     error: Option<EndpointError>,
@@ -176,6 +178,7 @@ impl Endpoint {
             cc: Cc::new(&cfg),
             rec: Recovery::new(cfg.limited_transmit),
             timers: Timers::default(),
+            thin: thin_hooks::ThinState::default(),
             events: VecDeque::new(),
             stats: Stats::default(),
             error: None,
@@ -292,6 +295,7 @@ impl Endpoint {
                 }
                 TimerKind::Persist => self.on_persist_timer(now),
                 TimerKind::TimeWait => self.set_state(now, State::Closed),
+                TimerKind::EarlyRetransmit => self.on_early_retransmit_timer(now),
                 TimerKind::Tlp | TimerKind::Reorder => {}
             }
         }
@@ -322,9 +326,9 @@ impl Endpoint {
     pub fn bytes_unacked(&self) -> u64 {
         self.snd.unacked_len()
     }
-    /// Current RTO including backoff.
+    /// Current RTO including backoff (and the seed variant's linear increment).
     pub fn rto(&self) -> Duration {
-        backed_off(self.rtt.rto(), self.backoff, self.cfg.rto_max)
+        backed_off(self.rtt.rto() + self.rto_linear_extra(), self.backoff, self.cfg.rto_max)
     }
     pub fn srtt(&self) -> Option<Duration> {
         self.rtt.srtt()
@@ -476,10 +480,11 @@ impl Endpoint {
                 if let Some(t) = self.last_send {
                     self.stats.frozen_time += now - t;
                 }
-                self.backoff = crate::recovery::rto::backoff_after_expiry(self.backoff);
                 self.retries += 1;
-                self.events.push_back(Event::RtoFired { at: now, rto: expired, backoff: self.backoff });
                 self.rec.on_rto(&mut self.snd, &mut self.cc, now);
+                // exponential backoff, or linear timeouts while thin (thin_hooks.rs)
+                self.rto_backoff_after_expiry();
+                self.events.push_back(Event::RtoFired { at: now, rto: expired, backoff: self.backoff });
                 // RFC 6298 §5.6: restart with the backed-off RTO (the retransmission itself
                 // goes out at the next `poll_transmit`).
                 self.timers.set(TimerKind::Rto, now + self.rto());

@@ -117,6 +117,7 @@ impl Endpoint {
         let s = self.snd.on_retransmit(i, now);
         match kind {
             SendKind::Rto => self.stats.retransmissions_rto += 1,
+            SendKind::Early => self.stats.retransmissions_early += 1,
             _ => self.stats.retransmissions_fast += 1,
         }
         let mut flags = Flags::ACK | Flags::PSH;

@@ -18,15 +18,19 @@ pub enum TimerKind {
     Persist = 4,
     /// TIME-WAIT (2·MSL).
     TimeWait = 5,
+    /// Linux mode-2 Early Retransmit delay (RFC 5827 §6 mitigation A.3; Linux
+    /// `ICSK_TIME_EARLY_RETRANS`).
+    EarlyRetransmit = 6,
 }
 
 impl TimerKind {
-    pub const COUNT: usize = 6;
+    pub const COUNT: usize = 7;
     /// Order in which expired timers are run.
     pub const ORDER: [TimerKind; TimerKind::COUNT] = [
         TimerKind::Rto,
         TimerKind::Tlp,
         TimerKind::Reorder,
+        TimerKind::EarlyRetransmit,
         TimerKind::DelayedAck,
         TimerKind::Persist,
         TimerKind::TimeWait,

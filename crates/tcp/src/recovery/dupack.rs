@@ -2,9 +2,11 @@
 //!
 //! A duplicate ACK acknowledges nothing new, carries no data, does NOT change the advertised
 //! window, and arrives while data is outstanding (seed 001 §4.1.5 shows why the window rule
-//! matters). The threshold is a pure function of the sender's situation so that thin dupACK
-//! (mechanisms.md §4) and Early Retransmit (§6) can plug in; today it is always 3.
+//! matters). The threshold is a pure function of the sender's situation: RFC 5681's 3, lowered
+//! to 1 by thin dupACK while thin ([`super::thin_dupack`], mechanisms.md §4) and to RFC 5827's
+//! ER_thresh by Early Retransmit ([`super::early_retransmit`], §6).
 
+use super::{early_retransmit, thin_dupack};
 use crate::config::Mechanisms;
 
 /// RFC 5681 DupThresh.
@@ -34,12 +36,34 @@ pub struct ThreshInput {
     pub packets_out: u32,
     /// Whether new data could be sent now (unsent data and window room).
     pub can_send_new: bool,
+    /// The stream is thin (configured thin-stream test).
+    pub thin: bool,
     pub mechanisms: Mechanisms,
 }
 
+/// The thresholds in force, kept apart so that the endpoint can tell which one fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Thresholds {
+    /// RFC 5681's 3, or 1 under thin dupACK while thin.
+    pub standard: u32,
+    /// RFC 5827 ER_thresh when Early Retransmit is on and applies.
+    pub early: Option<u32>,
+}
+
+pub fn thresholds(i: &ThreshInput) -> Thresholds {
+    let standard = if i.mechanisms.thin_dupack { thin_dupack::dupthresh(i.thin) } else { DEFAULT_DUPTHRESH };
+    let early = if i.mechanisms.early_retransmit {
+        early_retransmit::dupthresh(i.packets_out, i.can_send_new)
+    } else {
+        None
+    };
+    Thresholds { standard, early }
+}
+
 /// Duplicate ACKs (or SACKed segments above snd_una) needed to start fast retransmit.
-pub fn dupthresh(_i: &ThreshInput) -> u32 {
-    DEFAULT_DUPTHRESH
+pub fn dupthresh(i: &ThreshInput) -> u32 {
+    let t = thresholds(i);
+    t.early.map_or(t.standard, |e| e.min(t.standard))
 }
 
 #[cfg(test)]
@@ -58,7 +82,23 @@ mod tests {
 
     #[test]
     fn thresh_is_three() {
-        let i = ThreshInput { packets_out: 2, can_send_new: false, mechanisms: Mechanisms::default() };
+        let i = ThreshInput { packets_out: 2, can_send_new: false, thin: true, mechanisms: Mechanisms::default() };
         assert_eq!(dupthresh(&i), 3);
+    }
+
+    #[test]
+    fn mechanisms_lower_it() {
+        let m = Mechanisms { thin_dupack: true, ..Mechanisms::default() };
+        let i = ThreshInput { packets_out: 3, can_send_new: true, thin: true, mechanisms: m };
+        assert_eq!(dupthresh(&i), 1);
+        assert_eq!(dupthresh(&ThreshInput { thin: false, ..i }), 3);
+        let m = Mechanisms { early_retransmit: true, ..Mechanisms::default() };
+        let i = ThreshInput { packets_out: 3, can_send_new: false, thin: true, mechanisms: m };
+        assert_eq!(thresholds(&i), Thresholds { standard: 3, early: Some(2) });
+        assert_eq!(dupthresh(&i), 2);
+        assert_eq!(dupthresh(&ThreshInput { can_send_new: true, ..i }), 3);
+        assert_eq!(dupthresh(&ThreshInput { packets_out: 4, ..i }), 3);
+        let both = Mechanisms { early_retransmit: true, thin_dupack: true, ..Mechanisms::default() };
+        assert_eq!(dupthresh(&ThreshInput { mechanisms: both, ..i }), 1);
     }
 }

@@ -9,13 +9,20 @@
 //! `packets_out - (sacked_out + lost_out) + retrans_out`, where without SACK "sacked" is the
 //! number of duplicate ACKs received in the episode.
 //!
+//! Thin-stream additions: [`thin_dupack`] and [`early_retransmit`] lower `dupack::dupthresh`;
+//! [`er_threshold`] (seed 002's F-RTO threshold) starts an episode early; the endpoint marks
+//! such episodes with `next_episode_early` so that their retransmission is `SendKind::Early`.
+//!
 //! Extension points: `dupack::dupthresh` (thin dupACK, Early Retransmit), `Phase` (a TLP probe
 //! state later), `Recovery::on_rto` (linear timeouts decide the backoff in the endpoint).
 
 pub mod dupack;
+pub mod early_retransmit;
+pub mod er_threshold;
 pub mod newreno;
 pub mod rto;
 pub mod sack;
+pub mod thin_dupack;
 
 use crate::cc::{Cc, CongestionControl};
 use crate::endpoint::send_queue::SendQueue;
@@ -70,6 +77,11 @@ pub struct Recovery {
     pub force_retransmit: bool,
     pub sack: bool,
     pub limited_transmit: bool,
+    /// Set by the endpoint before each ACK: an episode entered on this ACK was started by
+    /// Early Retransmit or the F-RTO threshold, not by dupthresh/thin dupACK.
+    pub next_episode_early: bool,
+    /// The first retransmission of the current episode is `SendKind::Early`.
+    early_first: bool,
 }
 
 impl Recovery {
@@ -82,6 +94,8 @@ impl Recovery {
             force_retransmit: false,
             sack: false,
             limited_transmit,
+            next_episode_early: false,
+            early_first: false,
         }
     }
 
@@ -111,10 +125,12 @@ impl Recovery {
         }
     }
 
-    /// Kind of a retransmission of a lost segment in the current phase.
-    pub fn retransmit_kind(&self) -> SendKind {
+    /// Kind of a retransmission of a lost segment in the current phase (called once per
+    /// retransmission sent: the first one of an early episode is `Early`).
+    pub fn retransmit_kind(&mut self) -> SendKind {
         match self.phase {
             Phase::Loss => SendKind::Rto,
+            _ if std::mem::take(&mut self.early_first) => SendKind::Early,
             _ => SendKind::FastRetransmit,
         }
     }
@@ -153,15 +169,8 @@ impl Recovery {
         match self.phase {
             Phase::Open => {
                 if self.time_to_recover(q, ev) {
-                    let in_flight = self.pipe(q) + self.left(q);
-                    cc.on_enter_recovery(ev.now, in_flight);
-                    self.phase = Phase::Recovery;
-                    self.recover = Some(ev.nxt_seq);
-                    q.set_lost(0);
-                    if self.sack {
-                        sack::mark_lost(q, ev.dupthresh);
-                    }
-                    self.force_retransmit = true;
+                    let early = std::mem::take(&mut self.next_episode_early);
+                    self.enter_recovery(q, cc, ev.now, ev.nxt_seq, ev.dupthresh, early);
                     return Transition::EnteredRecovery;
                 }
                 if !self.sack && ev.acked_new {
@@ -198,11 +207,36 @@ impl Recovery {
         }
     }
 
+    /// Start a fast-recovery episode: the head is lost (and, with SACK, whatever the
+    /// scoreboard says at `dupthresh`); its retransmission goes out regardless of cwnd.
+    /// `early`: the episode was started by Early Retransmit / the F-RTO threshold.
+    pub fn enter_recovery(
+        &mut self,
+        q: &mut SendQueue,
+        cc: &mut Cc,
+        now: Instant,
+        nxt_seq: u64,
+        dupthresh: u32,
+        early: bool,
+    ) {
+        let in_flight = self.pipe(q) + self.left(q);
+        cc.on_enter_recovery(now, in_flight);
+        self.phase = Phase::Recovery;
+        self.recover = Some(nxt_seq);
+        q.set_lost(0);
+        if self.sack {
+            sack::mark_lost(q, dupthresh);
+        }
+        self.force_retransmit = true;
+        self.early_first = early;
+    }
+
     fn exit(&mut self) {
         self.phase = Phase::Open;
         self.dupacks = 0;
         self.reno_sacked = 0;
         self.force_retransmit = false;
+        self.early_first = false;
     }
 
     /// The retransmission timer expired with data outstanding: enter Loss, mark everything
@@ -216,6 +250,7 @@ impl Recovery {
         self.dupacks = 0;
         self.reno_sacked = 0;
         self.force_retransmit = true;
+        self.early_first = false;
     }
 }
 

@@ -1,0 +1,38 @@
+//! Thin dupACK ("modified fast retransmit", mFR; mechanisms.md §4). Knob:
+//! `Mechanisms::thin_dupack` (`tcp.mechanisms = ["thin-dupack"]`); the thin test is
+//! `TcpConfig::thin_detection` (default `pif4`).
+//!
+//! Sources: seed 000 §2.4.2 and seeds 003/004 (fast retransmit on the first duplicate ACK
+//! while the stream is thin); Linux 2.6.34–4.x `tcp_time_to_recover` (`TCP_THIN_DUPACK` = 17,
+//! sysctl `tcp_thin_dupack`, removed in 4.13 as subsumed by RACK).
+//!
+//! Deviation from Linux, by choice (mechanisms.md §4 is the spec): Linux additionally required
+//! SACK, no unsent data (`!tcp_send_head`) and `tcp_dupack_heuristics > 1`; here the only
+//! condition is "thin", as in the seed. The duplicate-ACK definition is unchanged
+//! ([`super::dupack::is_dupack`]).
+//!
+//! Invariant: while thin, dupthresh = 1; otherwise the RFC 5681 value 3. It only decides when
+//! an episode *starts* (Open phase); loss marking inside recovery keeps dupthresh 3.
+
+use super::dupack::DEFAULT_DUPTHRESH;
+
+/// Duplicate ACKs that start fast retransmit while thin.
+pub const THIN_DUPTHRESH: u32 = 1;
+
+/// dupthresh under thin dupACK.
+pub fn dupthresh(thin: bool) -> u32 {
+    if thin {
+        THIN_DUPTHRESH
+    } else {
+        DEFAULT_DUPTHRESH
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn one_when_thin_else_three() {
+        assert_eq!(super::dupthresh(true), 1);
+        assert_eq!(super::dupthresh(false), 3);
+    }
+}

@@ -1,0 +1,10 @@
+//! Thin-stream mechanisms (mechanisms.md §2–3): [`detect`] (is the stream thin?) and
+//! [`linear_timeouts`] (no exponential backoff while thin). Thin dupACK and Early Retransmit
+//! live with loss recovery ([`crate::recovery::thin_dupack`],
+//! [`crate::recovery::early_retransmit`], [`crate::recovery::er_threshold`]).
+//!
+//! Everything here is a pure decision function; the endpoint orchestrates
+//! (`endpoint/thin_hooks.rs`).
+
+pub mod detect;
+pub mod linear_timeouts;
