@@ -57,8 +57,13 @@ struct Summary<'a> {
 }
 
 fn read(path: &Path, what: &str) -> Result<Capture> {
-    read_capture_file(path)
-        .map_err(|e| BadInput::new(format!("cannot read {what} capture {}: {e}", path.display())).into())
+    read_capture_file(path).map_err(|e| {
+        BadInput::new(format!(
+            "cannot read {what} capture {}: {e}",
+            path.display()
+        ))
+        .into()
+    })
 }
 
 fn default_out(sender: &Path) -> PathBuf {
@@ -79,13 +84,21 @@ fn warn_stats(path: &Path, s: &CaptureStats) {
     }
     let dropped = s.dropped_total();
     if dropped > 0 {
-        eprintln!("warning: {}: {dropped} records dropped ({:?})", path.display(), s.dropped);
+        eprintln!(
+            "warning: {}: {dropped} records dropped ({:?})",
+            path.display(),
+            s.dropped
+        );
     }
 }
 
 pub fn analyze(args: AnalyzeArgs) -> Result<()> {
     let snd = read(&args.sender, "sender")?;
-    let rcv = args.receiver.as_deref().map(|p| read(p, "receiver")).transpose()?;
+    let rcv = args
+        .receiver
+        .as_deref()
+        .map(|p| read(p, "receiver"))
+        .transpose()?;
     warn_stats(&args.sender, &snd.stats);
     if let (Some(p), Some(r)) = (&args.receiver, &rcv) {
         warn_stats(p, &r.stats);
@@ -98,27 +111,47 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
             return Err(BadInput::new(format!(
                 "--connection {sel}: no such connection in {}; expected one of: {}",
                 args.sender.display(),
-                if all.is_empty() { "(none)".to_string() } else { all.join(", ") }
+                if all.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    all.join(", ")
+                }
             ))
             .into());
         }
     }
-    let out = args.out.clone().unwrap_or_else(|| default_out(&args.sender));
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(&args.sender));
     fs::create_dir_all(&out)
         .with_context(|| format!("creating the output directory {}", out.display()))?;
     let has_rx = rcv.is_some();
     write_summary(&out, &args, &snd, rcv.as_ref(), &conns)?;
     write_csv(&out.join("connections.csv"), &conns)?;
-    let milestone = if has_rx { Milestone::App } else { Milestone::Ack };
+    let milestone = if has_rx {
+        Milestone::App
+    } else {
+        Milestone::Ack
+    };
     let lines: Vec<(String, Vec<f64>)> = conns
         .iter()
-        .map(|c| (c.id(), latency_samples_ms(&c.records, milestone, Origin::FirstSend)))
+        .map(|c| {
+            (
+                c.id(),
+                latency_samples_ms(&c.records, milestone, Origin::FirstSend),
+            )
+        })
         .collect();
     write_cdf(&out, &lines, has_rx, &args.sender)?;
     if !args.quiet {
         for c in &conns {
             let m = &c.metrics;
-            let lat = if has_rx { &m.app_latency_ms } else { &m.ack_latency_ms };
+            let lat = if has_rx {
+                &m.app_latency_ms
+            } else {
+                &m.ack_latency_ms
+            };
             let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
             println!(
                 "{}: {} data packets, {} retransmissions, {} bundles, {} latency p50 {} p99 {} max {} ms",
@@ -133,7 +166,11 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
             );
         }
         let plural = if conns.len() == 1 { "" } else { "s" };
-        println!("{} connection{plural}; results in {}", conns.len(), out.display());
+        println!(
+            "{} connection{plural}; results in {}",
+            conns.len(),
+            out.display()
+        );
     }
     Ok(())
 }
@@ -150,9 +187,15 @@ fn write_summary(
         tool: "thinlab analyze",
         version: env!("CARGO_PKG_VERSION"),
         latency_origin: "first-send",
-        sender_capture: CaptureJson { path: args.sender.display().to_string(), stats: &snd.stats },
+        sender_capture: CaptureJson {
+            path: args.sender.display().to_string(),
+            stats: &snd.stats,
+        },
         receiver_capture: match (&args.receiver, rcv) {
-            (Some(p), Some(r)) => Some(CaptureJson { path: p.display().to_string(), stats: &r.stats }),
+            (Some(p), Some(r)) => Some(CaptureJson {
+                path: p.display().to_string(),
+                stats: &r.stats,
+            }),
             _ => None,
         },
         connections: conns
@@ -181,12 +224,26 @@ fn extras_scalars(e: &Extras) -> Vec<(String, Option<f64>)> {
     let mut v = vec![
         ("extras.packets".to_string(), Some(e.packets as f64)),
         ("extras.dupacks".to_string(), Some(e.dupacks as f64)),
-        ("extras.estimated_loss_rate".to_string(), e.estimated_loss_rate),
-        ("extras.lost_packets".to_string(), e.lost_packets.map(|x| x as f64)),
+        (
+            "extras.estimated_loss_rate".to_string(),
+            e.estimated_loss_rate,
+        ),
+        (
+            "extras.lost_packets".to_string(),
+            e.lost_packets.map(|x| x as f64),
+        ),
         ("extras.loss_rate".to_string(), e.loss_rate),
     ];
-    for (name, s) in [("inter_transmission_ms", &e.inter_transmission_ms), ("packets_in_flight", &e.packets_in_flight)] {
-        for (field, x) in [("mean", s.mean), ("p50", s.p50), ("p99", s.p99), ("max", s.max)] {
+    for (name, s) in [
+        ("inter_transmission_ms", &e.inter_transmission_ms),
+        ("packets_in_flight", &e.packets_in_flight),
+    ] {
+        for (field, x) in [
+            ("mean", s.mean),
+            ("p50", s.p50),
+            ("p99", s.p99),
+            ("max", s.max),
+        ] {
             v.push((format!("extras.{name}.{field}"), x));
         }
     }
@@ -194,23 +251,34 @@ fn extras_scalars(e: &Extras) -> Vec<(String, Option<f64>)> {
 }
 
 fn write_csv(path: &Path, conns: &[ConnectionAnalysis]) -> Result<()> {
-    let mut w = csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut w =
+        csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
     let mut header = vec!["connection".to_string()];
     header.extend(FlowMetrics::default().scalars().into_iter().map(|(k, _)| k));
-    header.extend(extras_scalars(&Extras::default()).into_iter().map(|(k, _)| k));
+    header.extend(
+        extras_scalars(&Extras::default())
+            .into_iter()
+            .map(|(k, _)| k),
+    );
     w.write_record(&header)?;
     for c in conns {
         let mut row = vec![c.id()];
-        let vals = c.metrics.scalars().into_iter().chain(extras_scalars(&c.extras));
+        let vals = c
+            .metrics
+            .scalars()
+            .into_iter()
+            .chain(extras_scalars(&c.extras));
         row.extend(vals.map(|(_, v)| v.map_or(String::new(), |v| v.to_string())));
         w.write_record(&row)?;
     }
-    w.flush().with_context(|| format!("writing {}", path.display()))
+    w.flush()
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 fn write_cdf(out: &Path, lines: &[(String, Vec<f64>)], app: bool, sender: &Path) -> Result<()> {
     let path = out.join("latency_cdf.csv");
-    let mut w = csv::Writer::from_path(&path).with_context(|| format!("creating {}", path.display()))?;
+    let mut w =
+        csv::Writer::from_path(&path).with_context(|| format!("creating {}", path.display()))?;
     w.write_record(["connection", "latency", "latency_ms", "fraction"])?;
     let what = if app { "app" } else { "ack" };
     for (id, samples) in lines {
@@ -218,17 +286,23 @@ fn write_cdf(out: &Path, lines: &[(String, Vec<f64>)], app: bool, sender: &Path)
             w.write_record([id.as_str(), what, &x.to_string(), &f.to_string()])?;
         }
     }
-    w.flush().with_context(|| format!("writing {}", path.display()))?;
+    w.flush()
+        .with_context(|| format!("writing {}", path.display()))?;
     let series: Vec<Series> = lines
         .iter()
-        .map(|(id, s)| Series { label: id.clone(), points: latency_cdf(s, CDF_POINTS) })
+        .map(|(id, s)| Series {
+            label: id.clone(),
+            points: latency_cdf(s, CDF_POINTS),
+        })
         .collect();
     let x_label = if app {
         "application-layer latency from first send (ms)"
     } else {
         "ACK latency from first send (ms)"
     };
-    let name = sender.file_name().map_or(String::new(), |s| s.to_string_lossy().into_owned());
+    let name = sender
+        .file_name()
+        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
     for (file, view, log_x, kind) in [
         ("latency_cdf.svg", View::Cdf, suggest_log_x(&series), "CDF"),
         ("latency_ccdf.svg", View::Ccdf, false, "tail (CCDF)"),

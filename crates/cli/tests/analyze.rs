@@ -34,7 +34,10 @@ fn json(path: &Path) -> Value {
 
 fn simulate(dir: &Path) {
     std::fs::write(dir.join("s.toml"), SCENARIO).unwrap();
-    let o = thinlab(dir, &["run", "s.toml", "--out", "out", "--capture", "--quiet"]);
+    let o = thinlab(
+        dir,
+        &["run", "s.toml", "--out", "out", "--capture", "--quiet"],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
@@ -49,7 +52,13 @@ fn run_capture_then_analyze_gives_the_simulators_figures() {
     let rcv = format!("{PCAP_DIR}/game-receiver.pcap");
     let o = thinlab(d, &["analyze", &snd, "--receiver", &rcv, "--out", "an"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for f in ["summary.json", "connections.csv", "latency_cdf.csv", "latency_cdf.svg", "latency_ccdf.svg"] {
+    for f in [
+        "summary.json",
+        "connections.csv",
+        "latency_cdf.csv",
+        "latency_cdf.svg",
+        "latency_ccdf.svg",
+    ] {
         assert!(d.join("an").join(f).is_file(), "{f}");
     }
     let a = json(&d.join("an/summary.json"));
@@ -78,12 +87,25 @@ fn run_capture_then_analyze_gives_the_simulators_figures() {
     assert_eq!(am["app_latency_ms"], am["app_latency_from_send_ms"]);
 
     // Sender capture alone: ACK latency, no application latency.
-    let o = thinlab(d, &["analyze", &snd, "--out", "an2", "--connection", "10.128.0.1:5001-10.0.0.1:32768"]);
+    let o = thinlab(
+        d,
+        &[
+            "analyze",
+            &snd,
+            "--out",
+            "an2",
+            "--connection",
+            "10.128.0.1:5001-10.0.0.1:32768",
+        ],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let b = json(&d.join("an2/summary.json"));
     let bm = &b["connections"][0]["metrics"];
     assert_eq!(b["receiver_capture"], Value::Null);
-    assert_eq!(bm["ack_latency_from_send_ms"], sm["ack_latency_from_send_ms"]);
+    assert_eq!(
+        bm["ack_latency_from_send_ms"],
+        sm["ack_latency_from_send_ms"]
+    );
     assert_eq!(bm["app_latency_ms"]["count"], 0);
 }
 
@@ -102,7 +124,12 @@ fn truncated_capture_is_reported_not_an_error() {
     let a = json(&d.join("an/summary.json"));
     let at = a["sender_capture"]["stopped_at"].as_u64().unwrap();
     assert!(at <= cut as u64 && at > 24, "{at}");
-    assert!(a["connections"][0]["metrics"]["data_packets_sent"].as_u64().unwrap() > 10);
+    assert!(
+        a["connections"][0]["metrics"]["data_packets_sent"]
+            .as_u64()
+            .unwrap()
+            > 10
+    );
 }
 
 #[test]
@@ -137,12 +164,21 @@ fn tcpdump_reads_the_simulators_captures() {
             eprintln!("skipping: {} is not installed", tool[0]);
             continue;
         };
-        assert!(o.status.success(), "{}: {}", tool[0], String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{}: {}",
+            tool[0],
+            String::from_utf8_lossy(&o.stderr)
+        );
         let text = String::from_utf8_lossy(&o.stdout);
         assert!(text.lines().count() > 100, "{}", tool[0]);
         assert!(text.contains("10.0.0.1"), "{}", tool[0]);
         if tool[0] == "tcpdump" {
-            let v = Command::new("tcpdump").args(["-vvnr"]).arg(&snd).output().unwrap();
+            let v = Command::new("tcpdump")
+                .args(["-vvnr"])
+                .arg(&snd)
+                .output()
+                .unwrap();
             let text = String::from_utf8_lossy(&v.stdout);
             assert!(!text.contains("incorrect"), "tcpdump found a bad checksum");
             assert!(text.contains("cksum") && text.contains("(correct)"));

@@ -128,10 +128,23 @@ impl<W: Write> PcapOut<W> {
 pub fn file_names(flow_name: &str) -> (String, String) {
     let clean: String = flow_name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
-    let clean = if clean.trim_matches('.').is_empty() { "flow".to_string() } else { clean };
-    (format!("{clean}-sender.pcap"), format!("{clean}-receiver.pcap"))
+    let clean = if clean.trim_matches('.').is_empty() {
+        "flow".to_string()
+    } else {
+        clean
+    };
+    (
+        format!("{clean}-sender.pcap"),
+        format!("{clean}-receiver.pcap"),
+    )
 }
 
 /// The two capture files of one flow, indexed by side (0 client, 1 server).
@@ -242,10 +255,17 @@ impl RunCapture {
                 continue;
             }
             // Two flows of the same name get distinct files.
-            let name = if seen.insert(name.clone()) { name.clone() } else { format!("{name}-{i}") };
+            let name = if seen.insert(name.clone()) {
+                name.clone()
+            } else {
+                format!("{name}-{i}")
+            };
             out.push(Some(FlowCapture::create(&opts.dir, i, &name, *sender)?));
         }
-        Ok(RunCapture { flows: out, error: None })
+        Ok(RunCapture {
+            flows: out,
+            error: None,
+        })
     }
 
     #[inline]

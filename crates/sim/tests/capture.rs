@@ -44,7 +44,10 @@ struct RoundTrip {
 
 fn round_trip(s: &Scenario) -> RoundTrip {
     let dir = tempfile::tempdir().unwrap();
-    let opts = CaptureOptions { dir: dir.path().to_path_buf(), all_flows: false };
+    let opts = CaptureOptions {
+        dir: dir.path().to_path_buf(),
+        all_flows: false,
+    };
     let r = run_captured(s, s.seed, &opts, &mut |_| {}).unwrap();
     // Capturing does not change the run.
     let plain = run(s, s.seed);
@@ -75,18 +78,39 @@ fn round_trip(s: &Scenario) -> RoundTrip {
 fn check(rt: &RoundTrip, what: &str) -> (usize, usize) {
     let (a, b) = (&rt.sim, &rt.cap);
     assert_eq!(a.data_packets_sent, b.data_packets_sent, "{what}: packets");
-    assert_eq!(a.payload_bytes_sent, b.payload_bytes_sent, "{what}: payload bytes");
-    assert_eq!(a.unique_bytes_sent, b.unique_bytes_sent, "{what}: unique bytes");
-    assert_eq!(a.redundant_bytes_sent, b.redundant_bytes_sent, "{what}: redundant bytes");
-    assert_eq!(a.retransmissions, b.retransmissions, "{what}: retransmissions");
+    assert_eq!(
+        a.payload_bytes_sent, b.payload_bytes_sent,
+        "{what}: payload bytes"
+    );
+    assert_eq!(
+        a.unique_bytes_sent, b.unique_bytes_sent,
+        "{what}: unique bytes"
+    );
+    assert_eq!(
+        a.redundant_bytes_sent, b.redundant_bytes_sent,
+        "{what}: redundant bytes"
+    );
+    assert_eq!(
+        a.retransmissions, b.retransmissions,
+        "{what}: retransmissions"
+    );
     assert_eq!(a.rdb_bundles, b.rdb_bundles, "{what}: bundles");
-    assert_eq!(a.bytes_delivered, b.bytes_delivered, "{what}: bytes delivered");
+    assert_eq!(
+        a.bytes_delivered, b.bytes_delivered,
+        "{what}: bytes delivered"
+    );
     // Writes that left at once (one segment, same byte range): identical from-send latencies.
-    let by_range: HashMap<(u64, u64), _> =
-        rt.cap_records.writes.iter().map(|w| ((w.start, w.end), w)).collect();
+    let by_range: HashMap<(u64, u64), _> = rt
+        .cap_records
+        .writes
+        .iter()
+        .map(|w| ((w.start, w.end), w))
+        .collect();
     let mut matched = 0;
     for w in &rt.sim_records.writes {
-        let Some(cw) = by_range.get(&(w.start, w.end)) else { continue };
+        let Some(cw) = by_range.get(&(w.start, w.end)) else {
+            continue;
+        };
         if w.first_send.is_none() {
             continue;
         }
@@ -134,13 +158,28 @@ fn thin_stream_round_trip_under_every_loss_model() {
             };
             let rt = round_trip(&s);
             let (m, n) = check(&rt, &format!("{loss} {mech}"));
-            eprintln!("{loss} {mech}: {m}/{n} writes matched; retrans {} bundles {}", rt.sim.retransmissions, rt.sim.rdb_bundles);
-            assert!(m * 10 >= n * 9, "{loss} {mech}: only {m} of {n} writes left at once");
+            eprintln!(
+                "{loss} {mech}: {m}/{n} writes matched; retrans {} bundles {}",
+                rt.sim.retransmissions, rt.sim.rdb_bundles
+            );
+            assert!(
+                m * 10 >= n * 9,
+                "{loss} {mech}: only {m} of {n} writes left at once"
+            );
             if m == n {
                 // Every write left at once: the whole from-send distributions agree.
-                assert_eq!(rt.sim.app_latency_from_send_ms, rt.cap.app_latency_from_send_ms);
-                assert_eq!(rt.sim.transport_latency_from_send_ms, rt.cap.transport_latency_from_send_ms);
-                assert_eq!(rt.sim.ack_latency_from_send_ms, rt.cap.ack_latency_from_send_ms);
+                assert_eq!(
+                    rt.sim.app_latency_from_send_ms,
+                    rt.cap.app_latency_from_send_ms
+                );
+                assert_eq!(
+                    rt.sim.transport_latency_from_send_ms,
+                    rt.cap.transport_latency_from_send_ms
+                );
+                assert_eq!(
+                    rt.sim.ack_latency_from_send_ms,
+                    rt.cap.ack_latency_from_send_ms
+                );
             }
         }
     }
@@ -165,12 +204,19 @@ fn bulk_round_trip() {
 fn written_frames_have_valid_checksums() {
     let s = scenario(r#"model = "none""#, THIN, "");
     let dir = tempfile::tempdir().unwrap();
-    let opts = CaptureOptions { dir: dir.path().to_path_buf(), all_flows: false };
+    let opts = CaptureOptions {
+        dir: dir.path().to_path_buf(),
+        all_flows: false,
+    };
     run_captured(&s, 1, &opts, &mut |_| {}).unwrap();
     let (sn, _) = file_names("f");
     let data = std::fs::read(dir.path().join(sn)).unwrap();
     // Walk the classic pcap records by hand: 24-byte header, 16-byte record headers.
-    assert_eq!(&data[..4], &[0x4d, 0x3c, 0xb2, 0xa1], "nanosecond pcap, little-endian");
+    assert_eq!(
+        &data[..4],
+        &[0x4d, 0x3c, 0xb2, 0xa1],
+        "nanosecond pcap, little-endian"
+    );
     let mut off = 24;
     let mut n = 0;
     while off < data.len() {
@@ -235,7 +281,10 @@ fn only_requested_flows_are_captured_unless_all() {
     .unwrap();
     for all in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let opts = CaptureOptions { dir: dir.path().join("x"), all_flows: all };
+        let opts = CaptureOptions {
+            dir: dir.path().join("x"),
+            all_flows: all,
+        };
         run_captured(&s, 1, &opts, &mut |_| {}).unwrap();
         let mut names: Vec<String> = std::fs::read_dir(&opts.dir)
             .unwrap()

@@ -213,8 +213,15 @@ fn analyze_connection(
     for p in pk {
         *bytes.entry(endpoints(p).0).or_default() += u64::from(p.payload_len);
     }
-    let (cb, sb) = (bytes.get(&client).copied().unwrap_or(0), bytes.get(&server).copied().unwrap_or(0));
-    let (sender, receiver) = if sb > cb { (server, client) } else { (client, server) };
+    let (cb, sb) = (
+        bytes.get(&client).copied().unwrap_or(0),
+        bytes.get(&server).copied().unwrap_or(0),
+    );
+    let (sender, receiver) = if sb > cb {
+        (server, client)
+    } else {
+        (client, server)
+    };
     let from_sender = |p: &TcpPacket| endpoints(p).0 == sender;
 
     // Offset 0: the byte after the sender's SYN, or the first data byte seen.
@@ -256,8 +263,19 @@ fn analyze_connection(
             let Some((start, end)) = data_range(&mut u, p) else {
                 if f.syn() || f.fin() {
                     extras.fin_seen |= f.fin();
-                    let kind = if f.syn() { SendKind::Handshake } else { SendKind::New };
-                    rec.on_sender_event(&Event::Sent { at, start: highest, end: highest, kind, syn: f.syn(), fin: f.fin() });
+                    let kind = if f.syn() {
+                        SendKind::Handshake
+                    } else {
+                        SendKind::New
+                    };
+                    rec.on_sender_event(&Event::Sent {
+                        at,
+                        start: highest,
+                        end: highest,
+                        kind,
+                        syn: f.syn(),
+                        fin: f.fin(),
+                    });
                 }
                 continue;
             };
@@ -276,13 +294,16 @@ fn analyze_connection(
                 }
             } else {
                 retransmissions += 1;
-                let ack_clocked = last_ack_at.is_some_and(|a| p.ts_ns.saturating_sub(a) <= ACK_CLOCKED_WINDOW_NS);
+                let ack_clocked =
+                    last_ack_at.is_some_and(|a| p.ts_ns.saturating_sub(a) <= ACK_CLOCKED_WINDOW_NS);
                 if ack_clocked {
                     SendKind::FastRetransmit
                 } else {
                     if start <= una {
                         backoff += 1;
-                        let rto = Duration::from_nanos(p.ts_ns.saturating_sub(last_ack_at.unwrap_or(first_ns)));
+                        let rto = Duration::from_nanos(
+                            p.ts_ns.saturating_sub(last_ack_at.unwrap_or(first_ns)),
+                        );
                         rec.on_sender_event(&Event::RtoFired { at, rto, backoff });
                     }
                     SendKind::Rto
@@ -291,7 +312,14 @@ fn analyze_connection(
             highest = highest.max(end);
             inflight.push_back(end);
             inflight_samples.push(inflight.len() as f64);
-            rec.on_sender_event(&Event::Sent { at, start, end, kind, syn: f.syn(), fin: f.fin() });
+            rec.on_sender_event(&Event::Sent {
+                at,
+                start,
+                end,
+                kind,
+                syn: f.syn(),
+                fin: f.fin(),
+            });
         } else if f.ack() {
             // Acknowledgment number = sequence number of the next byte expected: its offset is
             // the new `una` (an ACK of the SYN is offset 0, of a FIN one beyond the data).
@@ -329,7 +357,9 @@ fn analyze_connection(
         let mut ooo: BTreeMap<u64, u64> = BTreeMap::new();
         let mut arrived = 0u64;
         for p in rx.iter().filter(|p| from_sender(p)) {
-            let Some((start, end)) = data_range(&mut u, p) else { continue };
+            let Some((start, end)) = data_range(&mut u, p) else {
+                continue;
+            };
             arrived += 1;
             let at = Instant::from_nanos(p.ts_ns);
             rec.on_receiver_event(&Event::Arrived { at, start, end });
@@ -346,7 +376,11 @@ fn analyze_connection(
                     ooo.remove(&s);
                     rcv_nxt = rcv_nxt.max(e);
                 }
-                rec.on_receiver_event(&Event::Delivered { at, start: before, end: rcv_nxt });
+                rec.on_receiver_event(&Event::Delivered {
+                    at,
+                    start: before,
+                    end: rcv_nxt,
+                });
             } else {
                 let e = ooo.entry(start).or_insert(end);
                 *e = (*e).max(end);

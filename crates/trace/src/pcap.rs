@@ -115,7 +115,8 @@ pub fn read_capture(data: &[u8]) -> Capture {
         _ => {
             cap.stats.format = "unknown".into();
             if !data.is_empty() {
-                cap.stats.stop(0, "not a pcap or pcapng file (unknown magic number)");
+                cap.stats
+                    .stop(0, "not a pcap or pcapng file (unknown magic number)");
             } else {
                 cap.stats.stop(0, "empty file");
             }
@@ -140,7 +141,9 @@ fn read_pcap(data: &[u8], cap: &mut Capture) {
         let (next, raw) = match parser.next_raw_packet(rem) {
             Ok(x) => x,
             Err(PcapError::IncompleteBuffer) => {
-                return cap.stats.stop(offset, "truncated record (end of file inside a record)")
+                return cap
+                    .stats
+                    .stop(offset, "truncated record (end of file inside a record)")
             }
             Err(e) => return cap.stats.stop(offset, format!("unreadable record: {e}")),
         };
@@ -148,7 +151,11 @@ fn read_pcap(data: &[u8], cap: &mut Capture) {
         let record = cap.stats.records;
         cap.stats.records += 1;
         let frac = u64::from(raw.ts_frac);
-        let frac_ns = if nanos { frac } else { frac.saturating_mul(1000) };
+        let frac_ns = if nanos {
+            frac
+        } else {
+            frac.saturating_mul(1000)
+        };
         let ts_ns = u64::from(raw.ts_sec)
             .saturating_mul(1_000_000_000)
             .saturating_add(frac_ns);
@@ -202,7 +209,9 @@ fn read_pcapng(data: &[u8], cap: &mut Capture) {
                 block
             }
             Err(PcapError::IncompleteBuffer) => {
-                return cap.stats.stop(offset, "truncated block (end of file inside a block)")
+                return cap
+                    .stats
+                    .stop(offset, "truncated block (end of file inside a block)")
             }
             Err(e) => {
                 // The block's framing may still be sound: skip it by its length field.
@@ -227,12 +236,18 @@ fn read_pcapng(data: &[u8], cap: &mut Capture) {
                 let mut offset_s = 0;
                 for o in &idb.options {
                     match o {
-                        InterfaceDescriptionOption::IfTsResol(v) => units_per_sec = tsresol_units(*v),
+                        InterfaceDescriptionOption::IfTsResol(v) => {
+                            units_per_sec = tsresol_units(*v)
+                        }
                         InterfaceDescriptionOption::IfTsOffset(s) => offset_s = *s,
                         _ => {}
                     }
                 }
-                ifaces.push(Interface { link, units_per_sec, offset_s });
+                ifaces.push(Interface {
+                    link,
+                    units_per_sec,
+                    offset_s,
+                });
             }
             Block::EnhancedPacket(epb) => {
                 let record = cap.stats.records;
@@ -274,13 +289,17 @@ fn read_pcapng(data: &[u8], cap: &mut Capture) {
 
 fn read_u32(b: &[u8], big: bool) -> Option<u32> {
     let a: [u8; 4] = b.get(..4)?.try_into().ok()?;
-    Some(if big { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) })
+    Some(if big {
+        u32::from_be_bytes(a)
+    } else {
+        u32::from_le_bytes(a)
+    })
 }
 
 /// Total length of the pcapng block at the start of `b`, if its framing is consistent.
 fn block_len(b: &[u8], big: bool) -> Option<usize> {
     let len = read_u32(b.get(4..)?, big)? as usize;
-    if len < 12 || len % 4 != 0 || len > b.len() {
+    if len < 12 || !len.is_multiple_of(4) || len > b.len() {
         return None;
     }
     (read_u32(&b[len - 4..], big)? as usize == len).then_some(len)
@@ -304,11 +323,17 @@ fn sliced(link: u32, data: &[u8]) -> Result<LaxSlicedPacket<'_>, &'static str> {
             let h = data.get(..20).ok_or("link_malformed")?;
             ether(u16::from_be_bytes([h[0], h[1]]), &data[20..])
         }
-        DataLink::RAW | DataLink::IPV4 | DataLink::IPV6 | DataLink::Unknown(12) | DataLink::Unknown(14) => {
-            LaxSlicedPacket::from_ip(data).map_err(|_| "ip_malformed")
-        }
+        DataLink::RAW
+        | DataLink::IPV4
+        | DataLink::IPV6
+        | DataLink::Unknown(12)
+        | DataLink::Unknown(14) => LaxSlicedPacket::from_ip(data).map_err(|_| "ip_malformed"),
         DataLink::NULL | DataLink::LOOP => {
-            let h: [u8; 4] = data.get(..4).ok_or("link_malformed")?.try_into().unwrap_or([0; 4]);
+            let h: [u8; 4] = data
+                .get(..4)
+                .ok_or("link_malformed")?
+                .try_into()
+                .unwrap_or([0; 4]);
             // The address family, in the capturing host's byte order (NULL) or big-endian (LOOP).
             let fam = u32::from_le_bytes(h).min(u32::from_be_bytes(h));
             match fam {
@@ -331,7 +356,14 @@ fn decode_record(link: u32, data: &[u8], ts_ns: u64, record: u64, cut: bool, cap
             if cut || incomplete {
                 cap.stats.snaplen_cut += 1;
             }
-            cap.packets.push(TcpPacket { ts_ns, src, dst, seg, payload_len, record });
+            cap.packets.push(TcpPacket {
+                ts_ns,
+                src,
+                dst,
+                seg,
+                payload_len,
+                record,
+            });
         }
         Err(reason) => cap.stats.drop(reason),
     }
@@ -353,12 +385,23 @@ fn decode(link: u32, data: &[u8]) -> Result<Decoded, &'static str> {
             let declared = usize::from(h.total_len())
                 .saturating_sub(h.slice().len())
                 .saturating_sub(ext);
-            (IpAddr::from(h.source()), IpAddr::from(h.destination()), declared, v4.payload())
+            (
+                IpAddr::from(h.source()),
+                IpAddr::from(h.destination()),
+                declared,
+                v4.payload(),
+            )
         }
         LaxNetSlice::Ipv6(v6) => {
             let h = v6.header();
-            let declared = usize::from(h.payload_length()).saturating_sub(v6.extensions().slice().len());
-            (IpAddr::from(h.source()), IpAddr::from(h.destination()), declared, v6.payload())
+            let declared =
+                usize::from(h.payload_length()).saturating_sub(v6.extensions().slice().len());
+            (
+                IpAddr::from(h.source()),
+                IpAddr::from(h.destination()),
+                declared,
+                v6.payload(),
+            )
         }
     };
     if pl.ip_number != etherparse::IpNumber::TCP {
@@ -368,13 +411,20 @@ fn decode(link: u32, data: &[u8]) -> Result<Decoded, &'static str> {
         return Err("ip_fragment");
     }
     let tcp = pl.payload;
-    let hl = tcp.get(12).map(|b| usize::from(b >> 4) * 4).ok_or("tcp_malformed")?;
+    let hl = tcp
+        .get(12)
+        .map(|b| usize::from(b >> 4) * 4)
+        .ok_or("tcp_malformed")?;
     if hl < wire::MIN_HEADER_LEN || tcp.len() < hl {
         return Err("tcp_malformed");
     }
     let seg = wire::parse(&tcp[..hl]).map_err(|_| "tcp_malformed")?;
     // A zero or too-small declared length (TSO captures write 0) falls back to what is there.
-    let declared = if pl.incomplete { declared_ip_payload.max(tcp.len()) } else { tcp.len() };
+    let declared = if pl.incomplete {
+        declared_ip_payload.max(tcp.len())
+    } else {
+        tcp.len()
+    };
     let payload_len = u32::try_from(declared - hl).map_err(|_| "tcp_malformed")?;
     let checksum_ok = pl.incomplete
         || match (src, dst) {
@@ -384,4 +434,3 @@ fn decode(link: u32, data: &[u8]) -> Result<Decoded, &'static str> {
         };
     Ok((src, dst, seg, payload_len, checksum_ok, pl.incomplete))
 }
-

@@ -49,24 +49,53 @@ fn thin_stream(c: IpAddr, s: IpAddr, isn: u32) -> (Vec<Pkt>, Vec<Pkt>) {
     let mut rcv = Vec::new();
     let mut both = |t: u64, from_client: bool, sg: Segment, lost: bool| {
         let (src, dst) = if from_client { (c, s) } else { (s, c) };
-        let (t_snd, t_rcv) = if from_client { (t, t + owd) } else { (t + owd, t) };
+        let (t_snd, t_rcv) = if from_client {
+            (t, t + owd)
+        } else {
+            (t + owd, t)
+        };
         snd.push((T0 + t_snd, src, dst, sg.clone()));
         if !lost {
             rcv.push((T0 + t_rcv, src, dst, sg));
         }
     };
     both(0, true, seg(cp, sp, isn, 0, Flags::SYN, 0), false);
-    both(owd, false, seg(sp, cp, iss, isn.wrapping_add(1), Flags::SYN | a, 0), false);
-    both(2 * owd, true, seg(cp, sp, isn.wrapping_add(1), iss + 1, a, 0), false);
+    both(
+        owd,
+        false,
+        seg(sp, cp, iss, isn.wrapping_add(1), Flags::SYN | a, 0),
+        false,
+    );
+    both(
+        2 * owd,
+        true,
+        seg(cp, sp, isn.wrapping_add(1), iss + 1, a, 0),
+        false,
+    );
     for i in 0..10u32 {
         let t = 100 * MS * u64::from(i + 1);
         let seq = isn.wrapping_add(1 + 100 * i);
         let ackno = isn.wrapping_add(1 + 100 * (i + 1));
-        both(t, true, seg(cp, sp, seq, iss + 1, a | Flags::PSH, 100), i == 3);
+        both(
+            t,
+            true,
+            seg(cp, sp, seq, iss + 1, a | Flags::PSH, 100),
+            i == 3,
+        );
         if i == 3 {
             // No ACK comes back: the retransmission is timer-driven.
-            both(t + 50 * MS, true, seg(cp, sp, seq, iss + 1, a | Flags::PSH, 100), false);
-            both(t + 50 * MS + owd, false, seg(sp, cp, iss + 1, ackno, a, 0), false);
+            both(
+                t + 50 * MS,
+                true,
+                seg(cp, sp, seq, iss + 1, a | Flags::PSH, 100),
+                false,
+            );
+            both(
+                t + 50 * MS + owd,
+                false,
+                seg(sp, cp, iss + 1, ackno, a, 0),
+                false,
+            );
         } else {
             both(t + owd, false, seg(sp, cp, iss + 1, ackno, a, 0), false);
         }
@@ -309,7 +338,9 @@ fn snaplen_cut_frames_keep_their_payload_length() {
     };
     // pcap-file's writer refuses orig_len > snaplen, which real captures have: write the
     // (big-endian, microsecond) records by hand after its file header.
-    let mut data = PcapWriter::with_header(Vec::new(), header).unwrap().into_writer();
+    let mut data = PcapWriter::with_header(Vec::new(), header)
+        .unwrap()
+        .into_writer();
     for p in &snd {
         let f = frame(Link::Ethernet, p);
         let cut = f.len().min(64);
