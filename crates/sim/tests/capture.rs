@@ -305,3 +305,37 @@ fn only_requested_flows_are_captured_unless_all() {
         }
     }
 }
+
+#[test]
+fn round_trip_over_seeds_sources_and_loss_models() {
+    let apps = [
+        THIN,
+        r#"{ kind = "exponential", payload_bytes = 200, interval = "80ms" }"#,
+        r#"{ kind = "transfer", writes = 40, write_bytes = 3000 }"#,
+        r#"{ kind = "cbr", rate = "400kbit", payload_bytes = 500 }"#,
+    ];
+    let losses = [
+        r#"model = "bernoulli"
+        rate = 0.1"#,
+        r#"model = "gilbert-elliott"
+        p = 0.05
+        r = 0.3
+        loss_good = 0.0
+        loss_bad = 0.5"#,
+    ];
+    let mut total_matched = 0;
+    let mut total = 0;
+    for (i, app) in apps.iter().enumerate() {
+        for loss in losses {
+            for seed in 0..4u64 {
+                let mut s = scenario(loss, app, "");
+                s.seed = 100 + seed + 10 * i as u64;
+                let rt = round_trip(&s);
+                let (m, n) = check(&rt, &format!("{app} {loss} seed {}", s.seed));
+                total_matched += m;
+                total += n;
+            }
+        }
+    }
+    eprintln!("{total_matched} of {total} writes left at once and matched");
+}
