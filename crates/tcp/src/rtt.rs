@@ -82,6 +82,8 @@ pub struct RttEstimator {
     state: Option<State>,
     min_rtt: Option<Duration>,
     latest: Option<Duration>,
+    /// [`Self::rto`], recomputed whenever `state` changes (it is asked for on every segment).
+    rto: Duration,
 }
 
 impl RttEstimator {
@@ -89,7 +91,7 @@ impl RttEstimator {
         let tick = u64::try_from(cfg.clock_granularity.as_nanos())
             .unwrap_or(u64::MAX)
             .max(1);
-        RttEstimator {
+        let mut e = RttEstimator {
             model: cfg.rto_model,
             tick,
             rto_min: cfg.rto_min,
@@ -98,7 +100,10 @@ impl RttEstimator {
             state: None,
             min_rtt: None,
             latest: None,
-        }
+            rto: Duration::ZERO,
+        };
+        e.rto = e.compute_rto();
+        e
     }
 
     /// Feed one RTT sample (a segment that was not retransmitted, Karn's rule). For `Linux`
@@ -172,11 +177,17 @@ impl RttEstimator {
                 }
             }
         });
+        self.rto = self.compute_rto();
     }
 
     /// Base RTO (no backoff): `rto_initial` before the first sample; otherwise per model,
     /// clamped to the model's minimum and `rto_max` and quantised to the clock granularity.
+    #[inline]
     pub fn rto(&self) -> Duration {
+        self.rto
+    }
+
+    fn compute_rto(&self) -> Duration {
         let Some(st) = self.state else {
             return self.clamp(self.rto_initial);
         };
@@ -331,7 +342,12 @@ fn nanos(d: Duration) -> u64 {
 }
 
 /// `rto · 2^backoff`, capped at `max`.
+#[inline]
 pub fn backed_off(rto: Duration, backoff: u32, max: Duration) -> Duration {
+    if backoff == 0 {
+        // The common case (no expiry since the last RTT sample): no 128-bit arithmetic.
+        return rto.min(max);
+    }
     let v = if backoff >= 64 {
         if rto.is_zero() {
             Duration::ZERO

@@ -92,6 +92,7 @@ pub fn parse_ipv6(src: [u8; 16], dst: [u8; 16], tcp: &[u8]) -> Result<Segment, W
 /// Length of the TCP header [`emit`] writes for these options: 20 bytes plus the options
 /// (a multiple of 4, at most 40; SACK blocks that do not fit are dropped, see
 /// [`super::options`]).
+#[inline]
 pub fn header_len(opts: &TcpOptions) -> usize {
     MIN_HEADER_LEN + options_len(opts)
 }
