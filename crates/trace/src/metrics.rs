@@ -34,7 +34,7 @@ impl LatencyStats {
     /// Statistics of `samples_ms` (any order; NaNs are ignored).
     pub fn from_samples(samples_ms: &[f64]) -> Self {
         let mut sorted: Vec<f64> = samples_ms.iter().copied().filter(|x| !x.is_nan()).collect();
-        sorted.sort_by(f64::total_cmp);
+        sorted.sort_unstable_by(f64::total_cmp); // equal under total_cmp = identical bits
         Self::from_sorted(&sorted)
     }
 
@@ -275,7 +275,7 @@ pub fn flow_metrics(rec: &FlowRecords, duration: Duration) -> FlowMetrics {
 /// the size of the tail.
 pub fn latency_cdf(samples_ms: &[f64], max_points: usize) -> Vec<(f64, f64)> {
     let mut sorted: Vec<f64> = samples_ms.iter().copied().filter(|x| !x.is_nan()).collect();
-    sorted.sort_by(f64::total_cmp);
+    sorted.sort_unstable_by(f64::total_cmp); // equal under total_cmp = identical bits
     let n = sorted.len();
     // One point per distinct value: (value, fraction of samples ≤ value).
     let mut points: Vec<(f64, f64)> = Vec::new();

@@ -7,9 +7,10 @@
 //! - `app`: the write's last byte is delivered in order to the receiving application;
 //! - `acked`: the write's last byte is cumulatively acknowledged at the sender.
 //!
-//! Memory is one `WriteRecord` per write plus a map of writes whose last byte has not arrived.
+//! Memory is one `WriteRecord` per write and nothing else per write: the milestones are found
+//! by cursors over the writes (sorted by stream offset), and an arrival out of order (a range
+//! above a hole) is located by binary search among the writes not yet fully arrived.
 
-use std::collections::BTreeMap;
 use thinlab_tcp::event::{Event, SendKind};
 use thinlab_tcp::Instant;
 
@@ -82,8 +83,12 @@ pub struct FlowRecorder {
     /// Index of the first write not yet delivered / acknowledged.
     next_app: usize,
     next_acked: usize,
-    /// Writes whose last byte has not arrived yet, keyed by that byte's offset.
-    awaiting_arrival: BTreeMap<u64, usize>,
+    /// Index of the first write whose last byte has not arrived yet (every earlier write's
+    /// `transport` is set; later writes may have theirs set by out-of-order arrivals).
+    next_transport: usize,
+    /// Some write ended at or before its predecessor (never in a simulation: writes are
+    /// consecutive). Arrivals then scan all writes after `next_transport` instead of searching.
+    unsorted: bool,
     highest_sent: u64,
     last_sent_at: Option<Instant>,
 }
@@ -102,7 +107,9 @@ impl FlowRecorder {
         if end <= start {
             return;
         }
-        let idx = self.rec.writes.len();
+        if self.rec.writes.last().is_some_and(|w| w.end >= end) {
+            self.unsorted = true;
+        }
         self.rec.writes.push(WriteRecord {
             write_time: now,
             start,
@@ -112,7 +119,6 @@ impl FlowRecorder {
             app: None,
             acked: None,
         });
-        self.awaiting_arrival.insert(end - 1, idx);
     }
 
     /// The application closed the stream after its last write.
@@ -151,9 +157,31 @@ impl FlowRecorder {
     pub fn on_receiver_event(&mut self, ev: &Event) {
         match *ev {
             Event::Arrived { at, start, end } => {
-                while let Some((&k, &i)) = self.awaiting_arrival.range(start..end).next() {
-                    self.awaiting_arrival.remove(&k);
-                    self.rec.writes[i].transport = Some(at);
+                // Writes whose last byte (`end - 1`) lies in [start, end) and has not arrived.
+                // Writes are non-empty and sorted by offset, so their ends increase strictly.
+                let writes = &mut self.rec.writes;
+                if self.unsorted {
+                    for w in &mut writes[self.next_transport..] {
+                        if w.transport.is_none() && start < w.end && w.end <= end {
+                            w.transport = Some(at);
+                        }
+                    }
+                } else {
+                    let mut i = self.next_transport;
+                    if writes.get(i).is_some_and(|w| w.end <= start) {
+                        i += writes[i..].partition_point(|w| w.end <= start);
+                    }
+                    while i < writes.len() && writes[i].end <= end {
+                        if writes[i].transport.is_none() {
+                            writes[i].transport = Some(at);
+                        }
+                        i += 1;
+                    }
+                }
+                while self.next_transport < writes.len()
+                    && writes[self.next_transport].transport.is_some()
+                {
+                    self.next_transport += 1;
                 }
             }
             Event::Delivered { at, start, end } => {
