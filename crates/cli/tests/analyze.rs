@@ -185,3 +185,40 @@ fn tcpdump_reads_the_simulators_captures() {
         }
     }
 }
+
+#[test]
+fn capture_directories_per_configuration_and_repetition() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let text = SCENARIO.replace("duration = \"20s\"", "duration = \"2s\"\nrepetitions = 2")
+        + "\n[sweep]\n\"network.loss.rate\" = [0.0, 0.1]\n";
+    std::fs::write(d.join("s.toml"), text).unwrap();
+    // Without --capture and without `capture = true`: no pcap directory.
+    let o = thinlab(d, &["run", "s.toml", "--out", "plain", "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!d.join("plain/pcap").exists());
+    let o = thinlab(
+        d,
+        &["run", "s.toml", "--out", "out", "--capture", "--quiet"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut dirs: Vec<String> = std::fs::read_dir(d.join("out/pcap"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    assert_eq!(
+        dirs,
+        [
+            "network.loss.rate_0.0-rep0",
+            "network.loss.rate_0.0-rep1",
+            "network.loss.rate_0.1-rep0",
+            "network.loss.rate_0.1-rep1"
+        ]
+    );
+    for dir in &dirs {
+        for f in ["game-sender.pcap", "game-receiver.pcap"] {
+            assert!(d.join("out/pcap").join(dir).join(f).is_file(), "{dir}/{f}");
+        }
+    }
+}
