@@ -5,6 +5,11 @@
 //! [`WriteRecord`] per write plus packet counters ([`FlowRecords`]), and every metric of
 //! `shared/notes/interface.md` is computed from those records only ([`metrics`]).
 //! [`plot`] draws CDFs of application-layer latency as SVG.
+//!
+//! Captures: [`pcap`] reads pcap/pcapng files into TCP packets (never panics, reports where
+//! a truncated or corrupt file stopped), and [`flows`] reconstructs the connections in them
+//! and feeds the same [`FlowRecorder`], so `thinlab analyze` computes the metrics with this
+//! crate's code and definitions (latencies from first transmission: "first-send").
 
 pub mod flows;
 pub mod metrics;
