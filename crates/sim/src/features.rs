@@ -50,7 +50,8 @@ impl Feature {
 pub fn implemented(f: Feature) -> bool {
     match f {
         Feature::AppProfile | Feature::AppTrace | Feature::AppHttp => false,
-        Feature::ProfileLinux | Feature::CcCubic | Feature::CcPert => false,
+        Feature::ProfileLinux => false,
+        Feature::CcCubic | Feature::CcPert => true,
         Feature::Mechanism(_) => false,
         Feature::RdbKnob | Feature::ThinDetection => false,
     }

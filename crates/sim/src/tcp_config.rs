@@ -1,7 +1,7 @@
 //! The `tcp` table of a flow mapped onto [`TcpConfig`]: the profile first, then each key
 //! overrides one field. Values of the contract that later issues implement (profile "linux",
-//! cc cubic/pert, every mechanism, rdb_* and thin_detection) are recognised and then refused
-//! by [`crate::features::check`].
+//! every mechanism, rdb_* and thin_detection) are recognised and then refused by
+//! [`crate::features::check`] until their gate is flipped (cc "cubic"/"pert" are implemented).
 
 use crate::error::ScenarioError;
 use crate::features::{self, Feature};
@@ -43,14 +43,12 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
             "newreno" => CcAlgorithm::NewReno,
             "reno" => CcAlgorithm::Reno,
             "cubic" => {
-                return Err(features::check(Feature::CcCubic, &key("cc"), "\"cubic\"")
-                    .err()
-                    .unwrap_or_else(|| cc_missing(&key("cc"))))
+                features::check(Feature::CcCubic, &key("cc"), "\"cubic\"")?;
+                CcAlgorithm::Cubic
             }
             "pert" => {
-                return Err(features::check(Feature::CcPert, &key("cc"), "\"pert\"")
-                    .err()
-                    .unwrap_or_else(|| cc_missing(&key("cc"))))
+                features::check(Feature::CcPert, &key("cc"), "\"pert\"")?;
+                CcAlgorithm::Pert
             }
             o => {
                 return Err(ScenarioError::invalid(
@@ -184,12 +182,4 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
         }
     }
     Ok(c)
-}
-
-fn cc_missing(key: &str) -> ScenarioError {
-    ScenarioError::NotImplemented {
-        key: key.into(),
-        value: "(cc)".into(),
-        feature: "this congestion control in thinlab-tcp".into(),
-    }
 }

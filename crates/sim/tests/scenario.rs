@@ -539,16 +539,6 @@ fn not_implemented_values_come_from_the_gate() {
             "flow.0.tcp.mechanisms.0",
         ),
         (
-            "flow.0.tcp.cc",
-            toml::Value::String("cubic".into()),
-            "flow.0.tcp.cc",
-        ),
-        (
-            "flow.0.tcp.cc",
-            toml::Value::String("pert".into()),
-            "flow.0.tcp.cc",
-        ),
-        (
             "flow.0.tcp.profile",
             toml::Value::String("linux".into()),
             "flow.0.tcp.profile",
@@ -688,7 +678,7 @@ fn show_messages() {
         ("flow.0.app.intervall", toml::Value::String("1s".into())),
         ("network.loss.rate", toml::Value::Float(1.5)),
         ("network.bandwidth", toml::Value::String("0Mbit".into())),
-        ("flow.0.tcp.cc", toml::Value::String("cubic".into())),
+        ("flow.0.tcp.profile", toml::Value::String("linux".into())),
     ] {
         let mut val = base();
         set(&mut val, k, v);

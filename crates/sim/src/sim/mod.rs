@@ -229,8 +229,13 @@ impl<'a> Sim<'a> {
     }
 
     fn flow_start(&mut self, now: u64, f: usize) {
-        let cfg = self.s.flows[f].tcp.clone();
+        let mut cfg = self.s.flows[f].tcp.clone();
         let mut isn = stream(self.seed, Component::Isn(f as u32));
+        // The congestion controller's draws (PERT): stream 1 of the flow's ISN generator, so the
+        // ISNs (stream 0) are unchanged.
+        let mut cc_rng = isn.clone();
+        cc_rng.set_stream(1);
+        cfg.cc_seed = cc_rng.gen();
         let t = Instant::from_nanos(now);
         let client_port = 32768 + (f % 28000) as u16;
         let fl = &mut self.flows[f];
