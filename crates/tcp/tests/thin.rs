@@ -6,6 +6,7 @@
 mod common;
 use common::*;
 use std::time::Duration;
+use thinlab_tcp::endpoint::timers::TimerKind;
 use thinlab_tcp::recovery::Phase;
 use thinlab_tcp::{Endpoint, Event, LinearTimeouts, Mechanisms, SendKind, TcpConfig, ThinDetection};
 
@@ -73,6 +74,23 @@ fn thin_dupack_fires_on_the_first_dupack_with_three_in_flight() {
     assert_eq!(ep.recovery_phase(), Phase::Recovery);
     assert_eq!(ep.stats().retransmissions_fast, 2, "warm-up episode + this one");
     assert_eq!(ep.stats().retransmissions_early, 0);
+}
+
+#[test]
+fn fast_retransmit_of_the_head_restarts_the_rto_timer() {
+    // a thin stream: one write every 140 ms; the first is lost, the second's dupACK arrives
+    // 240 ms after the loss, 60 ms before the original RTO deadline
+    let (mut ep, mut p) = warmed(with(thin_dupack()));
+    send(&mut ep, ms(1200), 1);
+    assert_eq!(ep.timer(TimerKind::Rto), Some(ms(1500)));
+    send(&mut ep, ms(1340), 1);
+    ep.handle_segment(ms(1440), p.ack(10_000));
+    assert_eq!(drain(&mut ep, ms(1440)).len(), 1);
+    assert_eq!(ep.timer(TimerKind::Rto), Some(ms(1740)), "restarted by the retransmission");
+    // its ACK arrives before the restarted timer: no spurious RTO
+    ep.handle_segment(ms(1540), p.ack(12_000));
+    assert!(run_until(&mut ep, ms(3000)).is_empty());
+    assert_eq!(ep.stats().rto_events, 0);
 }
 
 #[test]

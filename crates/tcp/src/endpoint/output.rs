@@ -126,6 +126,7 @@ impl Endpoint {
         }
         let seg = self.segment(now, to_wire(self.iss, s.start), flags, s.payload);
         self.on_data_sent(now);
+        self.restart_rto_on_head_retransmit(now, kind, s.start);
         Some(self.emit(now, seg, kind, s.start, s.end))
     }
 

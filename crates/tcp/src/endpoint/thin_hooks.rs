@@ -8,6 +8,7 @@
 use super::timers::TimerKind;
 use super::{Endpoint, State};
 use crate::cc::CongestionControl;
+use crate::event::SendKind;
 use crate::recovery::dupack::{self, ThreshInput};
 use crate::recovery::er_threshold::{self, FrtoEstimator};
 use crate::recovery::{early_retransmit, Phase};
@@ -111,6 +112,19 @@ impl Endpoint {
             }
         }
         th.standard
+    }
+
+    /// A fast or early retransmission of the head segment restarts the retransmission timer
+    /// (Linux `tcp_xmit_retransmit_queue`: `if (skb == tcp_write_queue_head(sk))
+    /// inet_csk_reset_xmit_timer(...)`; FreeBSD stops REXMT on fast retransmit and
+    /// `tcp_output` re-arms it; ns-2 `reset_rtx_timer`). Without it the timer armed by the
+    /// original transmission fires before the retransmission can be acknowledged whenever
+    /// recovery starts later than RTO − RTT after the loss, which is the common case for a thin
+    /// stream under thin dupACK / Early Retransmit (a spurious RTO and go-back-N).
+    pub(super) fn restart_rto_on_head_retransmit(&mut self, now: Instant, kind: SendKind, start: u64) {
+        if matches!(kind, SendKind::FastRetransmit | SendKind::Early) && start == self.snd.una {
+            self.timers.set(TimerKind::Rto, now + self.rto());
+        }
     }
 
     /// The Linux mode-2 delay of Early Retransmit ran out: start the episode if ER still applies.
