@@ -148,6 +148,9 @@ fn thin_stream_round_trip_under_every_loss_model() {
             r#", mechanisms = ["rdb"]"#,
             r#", mechanisms = ["linear-timeouts", "thin-dupack"]"#,
             r#", mechanisms = ["tlp", "rack"]"#,
+            r#", mechanisms = ["early-retransmit"]"#,
+            r#", mechanisms = ["er-threshold", "thin-dupack"]"#,
+            r#", cc = "cubic", sack = true"#,
         ] {
             let s = match try_scenario(loss, THIN, mech) {
                 Ok(s) => s,
