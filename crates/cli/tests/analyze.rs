@@ -222,3 +222,80 @@ fn capture_directories_per_configuration_and_repetition() {
         }
     }
 }
+
+/// Counts the frames of `pcap` that tshark's display filter `filter` selects.
+fn tshark_count(pcap: &Path, filter: &str) -> Option<u64> {
+    let o = Command::new("tshark")
+        .arg("-r")
+        .arg(pcap)
+        .args(["-Y", filter, "-T", "fields", "-e", "frame.number"])
+        .output()
+        .ok()?;
+    assert!(
+        o.status.success(),
+        "tshark: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    Some(
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .count() as u64,
+    )
+}
+
+#[test]
+fn retransmissions_and_dupacks_agree_with_tshark() {
+    if Command::new("tshark").arg("-v").output().is_err() {
+        eprintln!("skipping: tshark is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let bulk = SCENARIO
+        .replace(
+            r#"{ kind = "fixed", payload_bytes = 120, interval = "140ms" }"#,
+            r#"{ kind = "bulk", bytes = 1000000 }"#,
+        )
+        .replace("rate = 0.05", "rate = 0.01");
+    for (name, text) in [("thin", SCENARIO.to_string()), ("bulk", bulk)] {
+        std::fs::write(d.join(format!("{name}.toml")), text).unwrap();
+        let out = format!("out-{name}");
+        let o = thinlab(
+            d,
+            &[
+                "run",
+                &format!("{name}.toml"),
+                "--out",
+                &out,
+                "--capture",
+                "-q",
+            ],
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let snd = d.join(&out).join("pcap/default-rep0/game-sender.pcap");
+        let an = format!("an-{name}");
+        let o = thinlab(d, &["analyze", snd.to_str().unwrap(), "--out", &an, "-q"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let c = &json(&d.join(&an).join("summary.json"))["connections"][0];
+        let retrans = tshark_count(
+            &snd,
+            "ip.src==10.0.0.1 && tcp.len>0 && (tcp.analysis.retransmission || \
+             tcp.analysis.fast_retransmission || tcp.analysis.spurious_retransmission)",
+        )
+        .unwrap();
+        let dupacks =
+            tshark_count(&snd, "ip.src==10.128.0.1 && tcp.analysis.duplicate_ack").unwrap();
+        assert_eq!(
+            c["metrics"]["retransmissions"], retrans,
+            "{name}: retransmissions"
+        );
+        assert_eq!(c["extras"]["dupacks"], dupacks, "{name}: dupACKs");
+        let packets = tshark_count(&snd, "ip.src==10.0.0.1 && tcp.len>0").unwrap();
+        assert_eq!(
+            c["metrics"]["data_packets_sent"], packets,
+            "{name}: data packets"
+        );
+        assert!(retrans > 0, "{name}");
+    }
+}

@@ -81,7 +81,8 @@ pub fn fmt_addr(a: &SocketAddr) -> String {
 pub struct Extras {
     /// Packets of the connection in the sender capture (both directions).
     pub packets: u64,
-    /// Duplicate ACKs received by the sender.
+    /// Duplicate ACKs received by the sender: no data, no SYN/FIN/RST, same acknowledgment
+    /// number and window as the previous ACK, data outstanding (as Wireshark counts them).
     pub dupacks: u64,
     /// Retransmitted segments / data segments sent.
     pub estimated_loss_rate: Option<f64>,
@@ -246,7 +247,8 @@ fn analyze_connection(
     let mut u = Unwrapper { isn, reference: 0 };
     let mut highest = 0u64;
     let mut una = 0u64;
-    let mut last_ack_wire: Option<u32> = None;
+    // Acknowledgment number and window of the previous ACK (a window update is no dupACK).
+    let mut last_ack_wire: Option<(u32, u16)> = None;
     let mut last_ack_at: Option<u64> = None;
     let mut last_data_at: Option<u64> = None;
     let mut backoff = 0u32;
@@ -328,7 +330,8 @@ fn analyze_connection(
             let dup = p.payload_len == 0
                 && !f.syn()
                 && !f.fin()
-                && last_ack_wire == Some(p.seg.ack)
+                && !f.rst()
+                && last_ack_wire == Some((p.seg.ack, p.seg.window))
                 && highest > una;
             if dup {
                 extras.dupacks += 1;
@@ -341,7 +344,7 @@ fn analyze_connection(
                     inflight.pop_front();
                 }
             }
-            last_ack_wire = Some(p.seg.ack);
+            last_ack_wire = Some((p.seg.ack, p.seg.window));
             last_ack_at = Some(p.ts_ns);
         }
     }
