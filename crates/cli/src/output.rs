@@ -1,5 +1,7 @@
 //! Result files (shared/notes/interface.md, "Results"): `summary.json`, `runs.csv`,
-//! `latency_cdf.csv` and the SVG plots `latency_cdf.svg` (CDF) and `latency_ccdf.svg` (tail).
+//! `latency_cdf.csv` and the SVG plots `latency_cdf.svg` (CDF) and `latency_ccdf.svg` (tail),
+//! plus `timing.json`: the simulate-only wall time of each run (not deterministic, so it is
+//! kept out of `summary.json`, which is identical for identical inputs).
 //!
 //! A configuration's latency distribution pools the application-layer latency samples of all
 //! its repetitions. With several flows, each (configuration, flow) gets its own line.
@@ -36,6 +38,25 @@ struct RunJson<'a> {
     drain_bound_hit: bool,
     dropped_loss: u64,
     dropped_queue: u64,
+}
+
+#[derive(Serialize)]
+struct Timing {
+    /// Sum over runs of the simulate-only wall time, s (runs may overlap on several threads).
+    sim_wall_s: f64,
+    events_processed: u64,
+    runs: Vec<RunTiming>,
+}
+
+#[derive(Serialize)]
+struct RunTiming {
+    params: serde_json::Map<String, serde_json::Value>,
+    repetition: u32,
+    seed: u64,
+    /// Wall time of the simulator's run (no metrics, no files), s.
+    sim_wall_s: f64,
+    events_processed: u64,
+    ns_per_event: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -131,6 +152,7 @@ impl Results<'_> {
         fs::create_dir_all(dir)
             .with_context(|| format!("creating the output directory {}", dir.display()))?;
         self.write_summary(&dir.join("summary.json"))?;
+        self.write_timing(&dir.join("timing.json"))?;
         self.write_runs_csv(&dir.join("runs.csv"))?;
         let lines = self.lines();
         self.write_cdf_csv(&dir.join("latency_cdf.csv"), &lines)?;
@@ -168,6 +190,30 @@ impl Results<'_> {
         };
         let mut text =
             serde_json::to_string_pretty(&summary).context("serializing summary.json")?;
+        text.push('\n');
+        fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    }
+
+    fn write_timing(&self, path: &Path) -> Result<()> {
+        let runs: Vec<RunTiming> = self
+            .runs
+            .iter()
+            .map(|r| RunTiming {
+                params: json_map(&self.configs[r.config].params),
+                repetition: r.repetition,
+                seed: r.seed,
+                sim_wall_s: r.sim_wall_s,
+                events_processed: r.events_processed,
+                ns_per_event: (r.events_processed > 0)
+                    .then(|| r.sim_wall_s * 1e9 / r.events_processed as f64),
+            })
+            .collect();
+        let timing = Timing {
+            sim_wall_s: runs.iter().map(|r| r.sim_wall_s).sum(),
+            events_processed: runs.iter().map(|r| r.events_processed).sum(),
+            runs,
+        };
+        let mut text = serde_json::to_string_pretty(&timing).context("serializing timing.json")?;
         text.push('\n');
         fs::write(path, text).with_context(|| format!("writing {}", path.display()))
     }

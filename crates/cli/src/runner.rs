@@ -30,6 +30,9 @@ pub struct RunOutput {
     /// Packets dropped in the network: loss model and queue overflow.
     pub dropped_loss: u64,
     pub dropped_queue: u64,
+    /// Wall time of the simulation itself (the simulator's run, without metrics or files), s.
+    /// Not deterministic: written to `timing.json`, never to `summary.json`.
+    pub sim_wall_s: f64,
 }
 
 pub struct FlowOutput {
@@ -75,6 +78,8 @@ pub fn run_all(
 
 fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOutput> {
     let mut tracker = progress.run(scenario.duration);
+    #[allow(clippy::disallowed_methods)] // timing.json reports the simulate-only wall time
+    let started = std::time::Instant::now();
     let result = catch_unwind(AssertUnwindSafe(|| match &job.capture {
         Some(opts) => sim::run_captured(scenario, job.seed, opts, &mut |now| tracker.at(now))
             .with_context(|| format!("writing captures into {}", opts.dir.display())),
@@ -90,6 +95,7 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
     })
     .and_then(|r| r)
     .with_context(|| format!("run with seed {} (repetition {})", job.seed, job.repetition))?;
+    let sim_wall_s = started.elapsed().as_secs_f64();
     tracker.done();
     let flows = result
         .flows
@@ -112,5 +118,6 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
         dropped_queue: result.drops.queue_forward
             + result.drops.queue_reverse
             + result.drops.queue_access,
+        sim_wall_s,
     })
 }
