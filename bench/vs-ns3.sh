@@ -15,6 +15,9 @@
 #   THINLAB_BIN (target/release/thinlab).
 set -euo pipefail
 
+# Everything runs inside main(), which bash parses completely before running it, so editing
+# this file while a benchmark is running cannot break the run in progress.
+main() {
 die() { echo "vs-ns3: error: $*" >&2; exit 1; }
 log() { echo "vs-ns3: $*" >&2; }
 
@@ -213,3 +216,7 @@ json.dump(result, open(f"{out}/vs-ns3.json", "w"), indent=2)
 print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (other work skews timings)")
 print(f"\nwrote {out}/vs-ns3.json")
 PY
+}
+
+main "$@"
+exit $?
