@@ -52,8 +52,12 @@ pub fn implemented(f: Feature) -> bool {
         Feature::AppProfile | Feature::AppTrace | Feature::AppHttp => false,
         Feature::ProfileLinux => false,
         Feature::CcCubic | Feature::CcPert => true,
-        Feature::Mechanism(_) => false,
-        Feature::RdbKnob | Feature::ThinDetection => false,
+        Feature::Mechanism(m) => matches!(
+            m,
+            "linear-timeouts" | "thin-dupack" | "early-retransmit" | "er-threshold"
+        ),
+        Feature::RdbKnob => false,
+        Feature::ThinDetection => true,
     }
 }
 

@@ -6,7 +6,7 @@
 use crate::error::ScenarioError;
 use crate::features::{self, Feature};
 use crate::schema::RawTcp;
-use thinlab_tcp::{CcAlgorithm, DelayedAckModel, Mechanisms, Profile, TcpConfig};
+use thinlab_tcp::{CcAlgorithm, DelayedAckModel, Mechanisms, Profile, TcpConfig, ThinDetection};
 
 const MECHANISMS: [&str; 7] = [
     "rdb",
@@ -165,6 +165,11 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
             &key("thin_detection"),
             format!("\"{v}\""),
         )?;
+        c.thin_detection = if v == "pif4" {
+            ThinDetection::Pif4
+        } else {
+            ThinDetection::Dpifl
+        };
     }
     for (name, v, slot) in [
         ("send_buffer", t.send_buffer, &mut c.send_buffer),

@@ -558,11 +558,6 @@ fn not_implemented_values_come_from_the_gate() {
             toml::Value::String("seed".into()),
             "flow.0.tcp.rdb_variant",
         ),
-        (
-            "flow.0.tcp.thin_detection",
-            toml::Value::String("pif4".into()),
-            "flow.0.tcp.thin_detection",
-        ),
     ];
     for (k, val, key) in cases {
         let mut v = base();
