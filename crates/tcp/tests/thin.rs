@@ -410,3 +410,41 @@ fn retransmissions_by_cause() {
     let s = ep.stats();
     assert_eq!((s.retransmissions_early, s.retransmissions_fast, s.retransmissions_rto), (1, 1, 1));
 }
+
+#[test]
+fn early_retransmit_counts_sacked_segments() {
+    // RFC 5827 §3.2: with SACK, ER_thresh SACKed segments above the hole are enough, even if
+    // they arrive in a single ACK
+    let mut c = with(er());
+    c.sack = true;
+    let (mut ep, mut p) = client(c.clone(), sack_opts(1000), ms(100));
+    send(&mut ep, ms(1000), 3);
+    ep.handle_segment(ms(1100), p.sack(0, &[(1000, 3000)]));
+    let out = drain(&mut ep, ms(1100));
+    assert_eq!(out.len(), 1);
+    assert_data(&p, &out[0], 0, 1000);
+    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::Early]);
+    // one SACKed segment of three: not yet
+    let (mut ep, mut p) = client(c, sack_opts(1000), ms(100));
+    send(&mut ep, ms(1000), 3);
+    ep.handle_segment(ms(1100), p.sack(0, &[(1000, 2000)]));
+    assert!(drain(&mut ep, ms(1100)).is_empty());
+}
+
+#[test]
+fn linear_timeouts_follow_the_configured_thin_test() {
+    // six in flight at SRTT 100 ms: thin by dpifl (6 × 10 ms < 100 ms), not by pif4
+    let mut c = lt(LinearTimeouts::Linux);
+    c.thin_detection = ThinDetection::Dpifl;
+    let (mut ep, _p) = client(c, mss_opts(1000), ms(100));
+    send(&mut ep, ms(1000), 6);
+    let r = ep.rto();
+    let out = run_until(&mut ep, ms(1000) + r * 3);
+    let times: Vec<_> = out.iter().map(|(t, _)| *t).collect();
+    assert_eq!(times, vec![ms(1000) + r, ms(1000) + r * 2, ms(1000) + r * 3]);
+    let (mut ep, _p) = client(lt(LinearTimeouts::Linux), mss_opts(1000), ms(100));
+    send(&mut ep, ms(1000), 6);
+    let out = run_until(&mut ep, ms(1000) + r * 3);
+    let times: Vec<_> = out.iter().map(|(t, _)| *t).collect();
+    assert_eq!(times, vec![ms(1000) + r, ms(1000) + r * 3]);
+}
