@@ -8,7 +8,9 @@
 //! - `bulk`: no discrete writes; the simulator keeps the send buffer full through
 //!   [`Source::bulk_budget`], up to `bytes` (then close) or unbounded until the stop time.
 //!
-//! Sources generate in `[start, stop)` where `stop` is the scenario's `duration`.
+//! Time-bounded sources (fixed, exponential, cbr, unbounded bulk) generate from the moment the
+//! connection is established until `stop`, the scenario's `duration`; finite sources
+//! (transfer, bulk with `bytes`) write all their bytes whatever the duration.
 
 use crate::rng::Rng;
 use crate::scenario::App;
@@ -119,9 +121,12 @@ impl Source {
         }
     }
 
-    /// The stop time has come: generate nothing more.
+    /// The stop time has come: time-bounded sources generate nothing more. Finite sources
+    /// (`transfer`, `bulk` with `bytes`) are not bounded by time: they write all their bytes.
     pub fn stop(&mut self) {
-        self.finished = true;
+        if !self.app.is_finite() {
+            self.finished = true;
+        }
     }
 
     /// For bulk sources: how many more bytes may be written now (0 once stopped).
@@ -247,6 +252,7 @@ mod tests {
         );
         assert_eq!(s.bulk_budget(), 1000);
         s.bulk_wrote(600);
+        s.stop(); // a finite source is not cut off by the stop time
         assert_eq!(s.bulk_budget(), 400);
         s.bulk_wrote(400);
         assert!(s.finished());

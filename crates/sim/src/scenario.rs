@@ -186,6 +186,15 @@ fn validate(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         .enumerate()
         .map(|(i, f)| validate_flow(i, f, duration))
         .collect::<Result<Vec<_>, _>>()?;
+    for (i, f) in flows.iter().enumerate() {
+        if flows[..i].iter().any(|g| g.name == f.name) {
+            return Err(ScenarioError::invalid(
+                format!("flow.{i}.name"),
+                format!("\"{}\"", f.name),
+                "a name no other flow has (results are keyed by flow name)",
+            ));
+        }
+    }
     Ok(Scenario {
         name: raw.name,
         seed: raw.seed.unwrap_or(1),

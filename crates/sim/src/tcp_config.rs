@@ -130,7 +130,21 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
         c.rto_initial = d.0;
     }
     if let Some(d) = t.clock_granularity {
+        if d.0.is_zero() {
+            return Err(ScenarioError::invalid(
+                key("clock_granularity"),
+                "\"0s\"",
+                "a positive duration (one clock tick, e.g. \"1ms\")",
+            ));
+        }
         c.clock_granularity = d.0;
+    }
+    if c.rto_min > c.rto_max {
+        return Err(ScenarioError::invalid(
+            key("rto_min"),
+            format!("\"{:?}\"", c.rto_min),
+            format!("at most the profile's maximum RTO ({:?})", c.rto_max),
+        ));
     }
     if t.rdb_max_bytes.is_some() {
         features::check(

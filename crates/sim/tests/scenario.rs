@@ -355,6 +355,18 @@ fn no_flows() {
 fn out_of_range_values() {
     let cases: Vec<(&str, toml::Value, &str, &[&str])> = vec![
         (
+            "flow.0.tcp.clock_granularity",
+            toml::Value::String("0ms".into()),
+            "flow.0.tcp.clock_granularity",
+            &["positive duration"],
+        ),
+        (
+            "flow.0.tcp.rto_min",
+            toml::Value::String("10min".into()),
+            "flow.0.tcp.rto_min",
+            &["maximum RTO"],
+        ),
+        (
             "network.loss.rate",
             toml::Value::Float(1.5),
             "network.loss.rate",
@@ -682,4 +694,24 @@ fn show_messages() {
     let mut val = base();
     remove(&mut val, "flow");
     println!("{}", err_with(val));
+}
+
+#[test]
+fn duplicate_flow_names_are_rejected() {
+    let v = value(
+        r#"
+name = "dup"
+duration = "10s"
+[network]
+rtt = "10ms"
+bandwidth = "10Mbit"
+[[flow]]
+name = "game"
+app = { kind = "fixed", payload_bytes = 100, interval = "100ms" }
+[[flow]]
+name = "game"
+app = { kind = "fixed", payload_bytes = 100, interval = "100ms" }
+"#,
+    );
+    assert_err(v, "flow.1.name", &["\"game\"", "no other flow"]);
 }
