@@ -104,6 +104,17 @@ pub enum LinearTimeouts {
     SeedSrtt,
 }
 
+/// Variant of Redundant Data Bundling (mechanisms.md §5); see [`crate::thin::rdb`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RdbVariant {
+    /// Seed 000 (2008): cumulative bundling on send up to the MSS, bundling on retransmission.
+    #[default]
+    Seed,
+    /// The Linux RDB patch (2015–2016): dpifl-thin only, `rdb_max_packets` earlier segments,
+    /// CWR on a loss hidden by redundancy.
+    Patch,
+}
+
 /// Every knob of one endpoint. Build it with [`TcpConfig::from_profile`] and override fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -152,6 +163,13 @@ pub struct TcpConfig {
     /// Early Retransmit in Linux mode 2: delay the early retransmission by max(SRTT/4, 2 ms)
     /// (RFC 5827 §6 mitigation A.3; config only, not a scenario key).
     pub early_retransmit_delay: bool,
+    /// Which RDB variant `mechanisms.rdb` runs (`tcp.rdb_variant`).
+    pub rdb_variant: RdbVariant,
+    /// Cap on the payload (new + redundant bytes) of a bundled packet; 0 = the MSS is the only
+    /// limit (`tcp.rdb_max_bytes`).
+    pub rdb_max_bytes: u32,
+    /// `Patch`: how many earlier segments may be bundled (`tcp.rdb_max_packets`, default 1).
+    pub rdb_max_packets: u32,
 }
 
 impl TcpConfig {
@@ -183,6 +201,9 @@ impl TcpConfig {
             thin_detection: ThinDetection::Pif4,
             linear_timeouts_variant: LinearTimeouts::Linux,
             early_retransmit_delay: false,
+            rdb_variant: RdbVariant::Seed,
+            rdb_max_bytes: 0,
+            rdb_max_packets: 1,
         };
         match profile {
             Profile::Linux2622 => base,

@@ -111,6 +111,9 @@ impl Endpoint {
         if acked_new && phase_before != Phase::Recovery && t != Transition::EnteredRecovery {
             self.cc.on_ack(now, summary.segments, in_flight_before, sample);
         }
+        if acked_new {
+            self.rdb_on_ack(now, data_una_before, in_flight_before); // RDB patch: hidden loss → CWR
+        }
         match rto::timer_on_ack(acked_new, !self.snd.is_empty()) {
             rto::TimerOnAck::Stop => self.timers.stop(TimerKind::Rto),
             rto::TimerOnAck::Restart => self.timers.set(TimerKind::Rto, now + self.rto()),

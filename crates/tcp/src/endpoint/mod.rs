@@ -28,6 +28,7 @@ mod input;
 pub mod options;
 mod output;
 pub mod reassembly;
+mod rdb_hooks;
 pub mod send_queue;
 mod thin_hooks;
 pub mod timers;

@@ -7,9 +7,9 @@
 //! Every segment carries the current ACK, so a pending ACK rides on data and no separate pure
 //! ACK is sent. Exactly one `Event::Sent` per segment.
 //!
-//! Extension points: RDB will widen the payload of a new segment backwards over unacked data
-//! in `send_new` (the payload is a `Bytes` slice, so bundling is a different slice of the same
-//! buffer); TLP will add a probe before `send_new`.
+//! RDB (`rdb_hooks.rs`) widens the payload of a new segment backwards over unacked data in
+//! `send_new` and, in its seed variant, a retransmission forwards in `send_retransmission`.
+//! Extension point: TLP will add a probe before `send_new`.
 
 use super::options::ts_clock;
 use super::timers::TimerKind;
@@ -115,6 +115,7 @@ impl Endpoint {
         self.rec.force_retransmit = false;
         let kind = self.rec.retransmit_kind();
         let s = self.snd.on_retransmit(i, now);
+        let (end, payload) = self.rdb_on_retransmit(now, i); // RDB seed: bundle on retransmission
         match kind {
             SendKind::Rto => self.stats.retransmissions_rto += 1,
             SendKind::Early => self.stats.retransmissions_early += 1,
@@ -124,10 +125,10 @@ impl Endpoint {
         if s.fin {
             flags = flags | Flags::FIN;
         }
-        let seg = self.segment(now, to_wire(self.iss, s.start), flags, s.payload);
+        let seg = self.segment(now, to_wire(self.iss, s.start), flags, payload);
         self.on_data_sent(now);
         self.restart_rto_on_head_retransmit(now, kind, s.start);
-        Some(self.emit(now, seg, kind, s.start, s.end))
+        Some(self.emit(now, seg, kind, s.start, end))
     }
 
     fn send_new(&mut self, now: Instant) -> Option<Segment> {
@@ -167,8 +168,8 @@ impl Endpoint {
             }
         }
         let i = self.snd.push_new(now, len as usize, fin);
-        let s = self.snd.get(i).expect("just pushed");
-        let (start, end, payload) = (s.start, s.end, s.payload.clone());
+        // RDB: the new segment may carry earlier unacknowledged bytes (rdb_hooks.rs)
+        let (start, end, payload, kind) = self.rdb_on_send_new(i);
         let mut flags = Flags::ACK;
         if len > 0 {
             flags = flags | Flags::PSH;
@@ -181,7 +182,7 @@ impl Endpoint {
         if len > 0 {
             self.delack.on_data_sent(now);
         }
-        Some(self.emit(now, seg, SendKind::New, start, end))
+        Some(self.emit(now, seg, kind, start, end))
     }
 
     /// Bookkeeping for any data/FIN transmission: RFC 6298 §5.1 timer arming.

@@ -24,6 +24,8 @@ pub(super) struct ThinState {
     pub linear_extra: Duration,
     /// SRTT', SVAR, RTT'min of the F-RTO threshold (fed only when `er-threshold` is on).
     pub frto: FrtoEstimator,
+    /// Redundant Data Bundling (`rdb_hooks.rs`).
+    pub rdb: super::rdb_hooks::RdbState,
 }
 
 impl Endpoint {

@@ -1,5 +1,5 @@
 //! Thin-stream mechanisms (mechanisms.md §2–3): [`detect`] (is the stream thin?) and
-//! [`linear_timeouts`] (no exponential backoff while thin). Thin dupACK and Early Retransmit
+//! [`linear_timeouts`] (no exponential backoff while thin), [`rdb`] (Redundant Data Bundling, §5). Thin dupACK and Early Retransmit
 //! live with loss recovery ([`crate::recovery::thin_dupack`],
 //! [`crate::recovery::early_retransmit`], [`crate::recovery::er_threshold`]).
 //!
@@ -8,3 +8,4 @@
 
 pub mod detect;
 pub mod linear_timeouts;
+pub mod rdb;
