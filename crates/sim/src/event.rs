@@ -2,7 +2,6 @@
 //! counter), so simultaneous events run in the order they were scheduled.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// What happens. Indices point into the simulator's tables; nothing is boxed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,11 +40,18 @@ impl PartialOrd for Event {
     }
 }
 
-/// Min-queue of events by (time, insertion order).
+/// Min-queue of events by (time, insertion order): a binary min-heap on a `Vec`, comparing
+/// one `u128` key (time, then insertion counter) per step. Keys are unique, so the pop order is
+/// fully determined (the same as `std::collections::BinaryHeap` with [`Event`]'s `Ord`).
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Event>,
+    heap: Vec<Event>,
     counter: u64,
+}
+
+#[inline(always)]
+fn key(e: &Event) -> u128 {
+    ((e.time as u128) << 64) | e.seq as u128
 }
 
 impl EventQueue {
@@ -55,25 +61,64 @@ impl EventQueue {
 
     pub fn with_capacity(n: usize) -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(n),
+            heap: Vec::with_capacity(n),
             counter: 0,
         }
     }
 
     /// Schedules `kind` at `time` (ns).
+    #[inline]
     pub fn push(&mut self, time: u64, kind: EventKind) {
         let seq = self.counter;
         self.counter += 1;
-        self.heap.push(Event { time, seq, kind });
+        let ev = Event { time, seq, kind };
+        let k = key(&ev);
+        let h = &mut self.heap;
+        let mut pos = h.len();
+        h.push(ev);
+        while pos > 0 {
+            let parent = (pos - 1) / 2;
+            if key(&h[parent]) <= k {
+                break;
+            }
+            h[pos] = h[parent];
+            pos = parent;
+        }
+        h[pos] = ev;
     }
 
     /// Removes and returns the earliest event (first inserted among equals).
+    #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        self.heap.pop()
+        let last = self.heap.pop()?;
+        let h = &mut self.heap;
+        let n = h.len();
+        if n == 0 {
+            return Some(last);
+        }
+        let top = h[0];
+        let k = key(&last);
+        let mut pos = 0;
+        loop {
+            let mut child = 2 * pos + 1;
+            if child >= n {
+                break;
+            }
+            if child + 1 < n && key(&h[child + 1]) < key(&h[child]) {
+                child += 1;
+            }
+            if key(&h[child]) >= k {
+                break;
+            }
+            h[pos] = h[child];
+            pos = child;
+        }
+        h[pos] = last;
+        Some(top)
     }
 
     pub fn peek_time(&self) -> Option<u64> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.first().map(|e| e.time)
     }
 
     pub fn len(&self) -> usize {
@@ -109,5 +154,33 @@ mod tests {
     #[test]
     fn event_is_small() {
         assert!(std::mem::size_of::<Event>() <= 32);
+    }
+
+    #[test]
+    fn same_order_as_std_binary_heap() {
+        use std::collections::BinaryHeap;
+        let mut q = EventQueue::new();
+        let mut r: BinaryHeap<Event> = BinaryHeap::new();
+        let mut counter = 0u64;
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if x % 3 != 0 {
+                let time = (x >> 8) % 64;
+                let kind = EventKind::AppTick { flow: (x >> 20) as u32 };
+                q.push(time, kind);
+                r.push(Event { time, seq: counter, kind });
+                counter += 1;
+            } else {
+                assert_eq!(q.pop(), r.pop());
+            }
+            assert_eq!(q.len(), r.len());
+        }
+        while let Some(e) = r.pop() {
+            assert_eq!(q.pop(), Some(e));
+        }
+        assert!(q.pop().is_none());
     }
 }
