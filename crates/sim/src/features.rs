@@ -54,9 +54,9 @@ pub fn implemented(f: Feature) -> bool {
         Feature::CcCubic | Feature::CcPert => true,
         Feature::Mechanism(m) => matches!(
             m,
-            "linear-timeouts" | "thin-dupack" | "early-retransmit" | "er-threshold"
+            "rdb" | "linear-timeouts" | "thin-dupack" | "early-retransmit" | "er-threshold"
         ),
-        Feature::RdbKnob => false,
+        Feature::RdbKnob => true,
         Feature::ThinDetection => true,
     }
 }

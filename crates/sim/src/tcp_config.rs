@@ -6,7 +6,9 @@
 use crate::error::ScenarioError;
 use crate::features::{self, Feature};
 use crate::schema::RawTcp;
-use thinlab_tcp::{CcAlgorithm, DelayedAckModel, Mechanisms, Profile, TcpConfig, ThinDetection};
+use thinlab_tcp::{
+    CcAlgorithm, DelayedAckModel, Mechanisms, Profile, RdbVariant, TcpConfig, ThinDetection,
+};
 
 const MECHANISMS: [&str; 7] = [
     "rdb",
@@ -146,15 +148,24 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
             format!("at most the profile's maximum RTO ({:?})", c.rto_max),
         ));
     }
-    if t.rdb_max_bytes.is_some() {
-        features::check(
-            Feature::RdbKnob,
-            &key("rdb_max_bytes"),
-            t.rdb_max_bytes.map_or(0, |v| v.0),
-        )?;
+    if let Some(v) = t.rdb_max_bytes {
+        features::check(Feature::RdbKnob, &key("rdb_max_bytes"), v.0)?;
+        c.rdb_max_bytes = u32::try_from(v.0).map_err(|_| {
+            ScenarioError::invalid(key("rdb_max_bytes"), v.0, "a byte count below 4 GiB (0 = the MSS)")
+        })?;
     }
     if let Some(v) = t.rdb_max_packets {
         features::check(Feature::RdbKnob, &key("rdb_max_packets"), v)?;
+        c.rdb_max_packets = match u32::try_from(v) {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                return Err(ScenarioError::invalid(
+                    key("rdb_max_packets"),
+                    v,
+                    "a segment count of at least 1",
+                ))
+            }
+        };
     }
     if let Some(v) = t.rdb_variant.as_deref() {
         if v != "seed" && v != "patch" {
@@ -165,6 +176,11 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
             ));
         }
         features::check(Feature::RdbKnob, &key("rdb_variant"), format!("\"{v}\""))?;
+        c.rdb_variant = if v == "seed" {
+            RdbVariant::Seed
+        } else {
+            RdbVariant::Patch
+        };
     }
     if let Some(v) = t.thin_detection.as_deref() {
         if v != "pif4" && v != "dpifl" {

@@ -122,7 +122,16 @@ fn scenario_keys_reach_the_endpoint() {
     assert_eq!(c.thin_detection, ThinDetection::Dpifl);
     assert_eq!(scenario("", ", thin_detection = \"pif4\"").flows[0].tcp.thin_detection, ThinDetection::Pif4);
     assert_eq!(scenario("", "").flows[0].tcp.thin_detection, ThinDetection::Pif4);
-    for still_gated in ["rdb", "tlp", "rack"] {
+    let r = scenario("\"rdb\"", ", rdb_variant = \"patch\", rdb_max_bytes = 240, rdb_max_packets = 3");
+    let rc = &r.flows[0].tcp;
+    assert!(rc.mechanisms.rdb);
+    assert_eq!(
+        (rc.rdb_variant, rc.rdb_max_bytes, rc.rdb_max_packets),
+        (thinlab_tcp::RdbVariant::Patch, 240, 3)
+    );
+    let d = &scenario("\"rdb\"", "").flows[0].tcp;
+    assert_eq!((d.rdb_variant, d.rdb_max_bytes, d.rdb_max_packets), (thinlab_tcp::RdbVariant::Seed, 0, 1));
+    for still_gated in ["tlp", "rack"] {
         let e = Scenario::from_toml_str(&format!(
             r#"
 name = "x"

@@ -99,14 +99,11 @@ fn assert_err(v: toml::Value, key: &str, words: &[&str]) {
 }
 
 #[test]
-fn interface_example_parses_up_to_unimplemented_mechanisms() {
-    let e = Scenario::from_toml_str(INTERFACE_EXAMPLE).unwrap_err();
-    assert!(matches!(e, ScenarioError::NotImplemented { .. }), "{e}");
-    assert_eq!(e.key(), "flow.0.tcp.mechanisms.0");
-    assert!(
-        e.to_string().contains("\"rdb\"") && e.to_string().contains("not implemented yet"),
-        "{e}"
-    );
+fn interface_example_parses_with_its_mechanisms() {
+    // rdb, linear-timeouts and thin-dupack are all implemented now
+    let s = Scenario::from_toml_str(INTERFACE_EXAMPLE).unwrap();
+    let m = s.flows[0].tcp.mechanisms;
+    assert!(m.rdb && m.linear_timeouts && m.thin_dupack, "{m:?}");
 }
 
 #[test]
@@ -554,21 +551,6 @@ fn not_implemented_values_come_from_the_gate() {
             "flow.0.tcp.profile",
             toml::Value::String("linux".into()),
             "flow.0.tcp.profile",
-        ),
-        (
-            "flow.0.tcp.rdb_max_bytes",
-            toml::Value::Integer(1448),
-            "flow.0.tcp.rdb_max_bytes",
-        ),
-        (
-            "flow.0.tcp.rdb_max_packets",
-            toml::Value::Integer(3),
-            "flow.0.tcp.rdb_max_packets",
-        ),
-        (
-            "flow.0.tcp.rdb_variant",
-            toml::Value::String("seed".into()),
-            "flow.0.tcp.rdb_variant",
         ),
     ];
     for (k, val, key) in cases {

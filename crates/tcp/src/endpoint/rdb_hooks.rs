@@ -24,8 +24,9 @@ use std::collections::VecDeque;
 pub(super) struct RdbState {
     /// Patch: segments first sent in an RDB packet, `(start, end, rdb_start)`, in order.
     sent: VecDeque<(u64, u64, u64)>,
-    /// Patch: a CWR reduction is in force until snd_una (sequence space) reaches this.
-    cwr_until: Option<u64>,
+    /// Patch: snd_nxt (data) when the sender last entered CWR (Linux `high_seq`): a hidden
+    /// loss of data sent before it belongs to the same window and does not reduce again.
+    cwr_high: Option<u64>,
     /// Patch: ACKs that revealed a loss hidden by redundancy.
     hidden_losses: u64,
     /// Patch: times the sender entered CWR because of a hidden loss.
@@ -121,9 +122,6 @@ impl Endpoint {
             return;
         }
         let una = self.snd.una;
-        if self.thin.rdb.cwr_until.is_some_and(|u| self.snd.una_seq() >= u) {
-            self.thin.rdb.cwr_until = None;
-        }
         let mut hit = None;
         while let Some(&(start, end, rdb_start)) = self.thin.rdb.sent.front() {
             if end > una {
@@ -139,13 +137,15 @@ impl Endpoint {
             return;
         }
         self.thin.rdb.hidden_losses += 1;
-        // enter CWR once per window of data, and not on top of a recovery episode
-        if self.thin.rdb.cwr_until.is_some() || self.rec.phase != Phase::Open {
+        // enter CWR once per window of data (the first lost segment was sent after the last
+        // reduction), and not on top of a recovery episode
+        let first_lost = rdb_start.max(una_before);
+        if self.thin.rdb.cwr_high.is_some_and(|h| first_lost < h) || self.rec.phase != Phase::Open {
             return;
         }
         self.cc.on_enter_recovery(now, in_flight);
         self.cc.on_exit_recovery(now);
-        self.thin.rdb.cwr_until = Some(self.snd.nxt_seq());
+        self.thin.rdb.cwr_high = Some(self.snd.nxt);
         self.thin.rdb.cwr_events += 1;
     }
 }
