@@ -17,10 +17,15 @@ pub enum Profile {
     /// The RFCs: NewReno+SACK (RFC 6582/6675), RFC 6298 RTO (min 1 s), Limited Transmit,
     /// initial window per RFC 3390, delayed ACK every second segment or 200 ms.
     Rfc,
+    /// Modern Linux (5.x/6.x defaults): CUBIC, initial window 10, SACK, timestamps, RACK-TLP
+    /// (RFC 8985), RTO = SRTT + max(200 ms, 4·mdev) with initial RTO 1 s, Linux delayed ACK,
+    /// large buffers (tcp_wmem/tcp_rmem maxima 4 MB / 6 MB).
+    Linux,
 }
 
 impl Profile {
-    pub const ALL: [Profile; 4] = [Profile::Linux2622, Profile::FreeBsd6, Profile::Ns2, Profile::Rfc];
+    pub const ALL: [Profile; 5] =
+        [Profile::Linux2622, Profile::FreeBsd6, Profile::Ns2, Profile::Rfc, Profile::Linux];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -28,6 +33,7 @@ impl Profile {
             Profile::FreeBsd6 => "freebsd-6",
             Profile::Ns2 => "ns2",
             Profile::Rfc => "rfc",
+            Profile::Linux => "linux",
         }
     }
 
@@ -71,7 +77,8 @@ pub enum CcAlgorithm {
 }
 
 /// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (mechanisms.md §2–7).
-/// The foundation carries the switches; the mechanisms issue implements them.
+/// `tlp` and `rack` are RFC 8985 ([`crate::recovery::tlp`], [`crate::recovery::rack`]; both
+/// need SACK).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Mechanisms {
     pub rdb: bool,
@@ -237,6 +244,15 @@ impl TcpConfig {
                 rto_max: Duration::from_secs(60),
                 delayed_ack: DelayedAckModel::FreeBsd6,
                 delayed_ack_timeout: ms(200),
+                ..base
+            },
+            Profile::Linux => TcpConfig {
+                initial_window: 10,
+                cc: CcAlgorithm::Cubic,
+                rto_initial: ms(1000),
+                send_buffer: 4 * 1024 * 1024,
+                recv_buffer: 6 * 1024 * 1024,
+                mechanisms: Mechanisms { tlp: true, rack: true, ..Mechanisms::default() },
                 ..base
             },
         }

@@ -50,6 +50,7 @@ impl Endpoint {
         let in_flight_before = self.rec.pipe(&self.snd);
         let data_una_before = self.snd.una;
         let fin_acked_before = self.snd.fin_acked;
+        self.rack_before_ack(now, seg, a); // RACK: send times of delivered segments (rack_tlp_hooks.rs)
         let mut summary = Default::default();
         if acked_new {
             summary = self.snd.ack(a as u64);
@@ -97,6 +98,8 @@ impl Endpoint {
         }
         // thin dupACK, Early Retransmit, F-RTO threshold (thin_hooks.rs)
         let thresh = self.ack_dupthresh(now, acked_new, dup, sample);
+        // RACK loss detection; with RACK on, dupthresh loss marking defers to it
+        let thresh = self.rack_on_ack(now, thresh);
         let ev = AckEvent {
             now,
             acked_segments: summary.segments,
@@ -119,6 +122,7 @@ impl Endpoint {
             rto::TimerOnAck::Restart => self.timers.set(TimerKind::Rto, now + self.rto()),
             rto::TimerOnAck::Keep => {}
         }
+        self.tlp_on_ack(now, acked_new); // TLP: re-arm after an ACK of new data
         // window update, RFC 9293 §3.10.7.4 (SND.WL1 < SEG.SEQ or (= and SND.WL2 =< SEG.ACK))
         if self.snd_wl1 < seg_start || (self.snd_wl1 == seg_start && self.snd_wl2 <= a) {
             self.snd_wnd = wnd;

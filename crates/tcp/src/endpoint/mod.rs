@@ -30,6 +30,7 @@ mod output;
 pub mod reassembly;
 mod rdb_hooks;
 pub mod send_queue;
+mod rack_tlp_hooks;
 mod thin_hooks;
 pub mod timers;
 
@@ -133,6 +134,7 @@ pub struct Endpoint {
     rec: Recovery,
     timers: Timers,
     thin: thin_hooks::ThinState,
+    rack_tlp: rack_tlp_hooks::RackTlpState,
     events: VecDeque<Event>,
     stats: Stats,
     error: Option<EndpointError>,
@@ -180,6 +182,7 @@ impl Endpoint {
             rec: Recovery::new(cfg.limited_transmit),
             timers: Timers::default(),
             thin: thin_hooks::ThinState::default(),
+            rack_tlp: rack_tlp_hooks::RackTlpState::default(),
             events: VecDeque::new(),
             stats: Stats::default(),
             error: None,
@@ -289,7 +292,8 @@ impl Endpoint {
     pub fn handle_timeout(&mut self, now: Instant) {
         while let Some(k) = self.timers.pop_expired(now) {
             match k {
-                TimerKind::Rto => self.on_rto_timer(now),
+                // a loss probe due at the same instant goes first (rack_tlp_hooks.rs)
+                TimerKind::Rto => self.on_rto_deadline(now),
                 TimerKind::DelayedAck => {
                     self.delack.on_timer(self.rto());
                     self.ack_now = true;
@@ -297,7 +301,8 @@ impl Endpoint {
                 TimerKind::Persist => self.on_persist_timer(now),
                 TimerKind::TimeWait => self.set_state(now, State::Closed),
                 TimerKind::EarlyRetransmit => self.on_early_retransmit_timer(now),
-                TimerKind::Tlp | TimerKind::Reorder => {}
+                TimerKind::Tlp => self.on_tlp_timer(now),
+                TimerKind::Reorder => self.on_reorder_timer(now),
             }
         }
     }

@@ -9,7 +9,7 @@
 //!
 //! RDB (`rdb_hooks.rs`) widens the payload of a new segment backwards over unacked data in
 //! `send_new` and, in its seed variant, a retransmission forwards in `send_retransmission`.
-//! Extension point: TLP will add a probe before `send_new`.
+//! The TLP probe (`rack_tlp_hooks.rs`) goes before retransmissions and new data.
 
 use super::options::ts_clock;
 use super::timers::TimerKind;
@@ -49,6 +49,9 @@ impl Endpoint {
         if self.state == State::SynReceived {
             // only ACKs (replies to unacceptable segments) until our SYN is acknowledged
             return self.ack_now.then(|| self.pure_ack(now));
+        }
+        if let Some(s) = self.send_tlp_probe(now) {
+            return Some(s); // RFC 8985 §7 loss probe (rack_tlp_hooks.rs)
         }
         if let Some(s) = self.send_retransmission(now) {
             return Some(s);
@@ -131,7 +134,7 @@ impl Endpoint {
         Some(self.emit(now, seg, kind, s.start, end))
     }
 
-    fn send_new(&mut self, now: Instant) -> Option<Segment> {
+    pub(super) fn send_new(&mut self, now: Instant) -> Option<Segment> {
         if !matches!(self.state, State::Established | State::CloseWait | State::FinWait1 | State::LastAck) {
             return None;
         }
@@ -139,7 +142,8 @@ impl Endpoint {
         if unsent == 0 && !self.snd.fin_ready() {
             return None;
         }
-        if self.rec.cwnd_usage(&self.snd) >= self.cc.cwnd() {
+        // a TLP probe of new data ignores cwnd (Linux tcp_write_xmit push_one = 2)
+        if self.rec.cwnd_usage(&self.snd) >= self.cc.cwnd() && !self.rack_tlp.probing {
             return None;
         }
         let mss = self.neg.send_mss as u64;
@@ -179,6 +183,7 @@ impl Endpoint {
         }
         let seg = self.segment(now, to_wire(self.iss, start), flags, payload);
         self.on_data_sent(now);
+        self.tlp_arm(now); // (re)arm the loss probe (rack_tlp_hooks.rs)
         if len > 0 {
             self.delack.on_data_sent(now);
         }
@@ -186,7 +191,7 @@ impl Endpoint {
     }
 
     /// Bookkeeping for any data/FIN transmission: RFC 6298 §5.1 timer arming.
-    fn on_data_sent(&mut self, now: Instant) {
+    pub(super) fn on_data_sent(&mut self, now: Instant) {
         self.last_send = Some(now);
         if rto::arm_on_send(self.timers.is_armed(TimerKind::Rto)) {
             self.timers.set(TimerKind::Rto, now + self.rto());
@@ -203,7 +208,7 @@ impl Endpoint {
     }
 
     /// A segment of the synchronized states with ACK, window, timestamps and SACK blocks.
-    fn segment(&mut self, now: Instant, seq: u32, flags: Flags, payload: Bytes) -> Segment {
+    pub(super) fn segment(&mut self, now: Instant, seq: u32, flags: Flags, payload: Bytes) -> Segment {
         let mut options = TcpOptions::default();
         let mut max_blocks = 4;
         if self.neg.timestamps {
@@ -244,7 +249,7 @@ impl Endpoint {
 
     /// Record one outgoing segment: exactly one `Event::Sent`, the counters, and the ACK it
     /// carries (clears a pending/delayed ACK).
-    fn emit(&mut self, now: Instant, seg: Segment, kind: SendKind, start: u64, end: u64) -> Segment {
+    pub(super) fn emit(&mut self, now: Instant, seg: Segment, kind: SendKind, start: u64, end: u64) -> Segment {
         let len = seg.payload.len() as u64;
         self.stats.segments_sent += 1;
         if len > 0 {

@@ -236,6 +236,16 @@ impl SendQueue {
         }
     }
 
+    /// The retransmission of lost entry `i` is itself deemed lost (RACK, RFC 8985 §6.2): the
+    /// entry may be retransmitted again. No-op unless it is lost with a retransmission in flight.
+    pub fn set_retrans_lost(&mut self, i: usize) {
+        let s = &mut self.rtx[i];
+        if s.lost && s.retrans {
+            s.retrans = false;
+            self.retrans_out -= 1;
+        }
+    }
+
     /// Index of the first segment marked lost whose retransmission is not in flight.
     pub fn first_to_retransmit(&self) -> Option<usize> {
         if self.lost_out <= self.retrans_out {

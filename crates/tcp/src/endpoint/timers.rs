@@ -1,6 +1,6 @@
 //! The endpoint's timer table (DESIGN.md "timers in a table"): one deadline per kind, checked
 //! in the fixed order of [`TimerKind::ORDER`] so that simultaneous expiries are handled
-//! deterministically. `Tlp` and `Reorder` are reserved for RFC 8985 (later issue).
+//! deterministically. `Tlp` and `Reorder` serve RFC 8985 (`rack_tlp_hooks.rs`).
 
 use crate::time::Instant;
 
@@ -8,9 +8,9 @@ use crate::time::Instant;
 pub enum TimerKind {
     /// Retransmission timer (RFC 6298), also SYN/SYN-ACK retransmission.
     Rto = 0,
-    /// Tail loss probe (RFC 8985 §7) — reserved.
+    /// Tail loss probe (RFC 8985 §7).
     Tlp = 1,
-    /// RACK reordering timer (RFC 8985 §6.2) — reserved.
+    /// RACK reordering timer (RFC 8985 §6.2).
     Reorder = 2,
     /// Delayed ACK (RFC 1122 §4.2.3.2, mechanisms.md §9).
     DelayedAck = 3,

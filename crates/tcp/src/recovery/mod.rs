@@ -20,9 +20,11 @@ pub mod dupack;
 pub mod early_retransmit;
 pub mod er_threshold;
 pub mod newreno;
+pub mod rack;
 pub mod rto;
 pub mod sack;
 pub mod thin_dupack;
+pub mod tlp;
 
 use crate::cc::{Cc, CongestionControl};
 use crate::endpoint::send_queue::SendQueue;
