@@ -50,11 +50,11 @@ impl Feature {
 pub fn implemented(f: Feature) -> bool {
     match f {
         Feature::AppProfile | Feature::AppTrace | Feature::AppHttp => false,
-        Feature::ProfileLinux => false,
+        Feature::ProfileLinux => true,
         Feature::CcCubic | Feature::CcPert => true,
         Feature::Mechanism(m) => matches!(
             m,
-            "rdb" | "linear-timeouts" | "thin-dupack" | "early-retransmit" | "er-threshold"
+            "rdb" | "linear-timeouts" | "thin-dupack" | "early-retransmit" | "er-threshold" | "tlp" | "rack"
         ),
         Feature::RdbKnob => true,
         Feature::ThinDetection => true,

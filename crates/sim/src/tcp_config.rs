@@ -1,7 +1,8 @@
 //! The `tcp` table of a flow mapped onto [`TcpConfig`]: the profile first, then each key
-//! overrides one field. Values of the contract that later issues implement (profile "linux",
-//! every mechanism, rdb_* and thin_detection) are recognised and then refused by
-//! [`crate::features::check`] until their gate is flipped (cc "cubic"/"pert" are implemented).
+//! overrides one field; a `mechanisms` list replaces the profile's set (profile "linux" runs
+//! ["tlp", "rack"] unless a list says otherwise). Values of the contract that later issues
+//! implement are recognised and then refused by [`crate::features::check`] until their gate is
+//! flipped.
 
 use crate::error::ScenarioError;
 use crate::features::{self, Feature};
@@ -29,7 +30,7 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
         None => Profile::Linux2622,
         Some("linux") => {
             features::check(Feature::ProfileLinux, &key("profile"), "\"linux\"")?;
-            Profile::Linux2622
+            Profile::Linux
         }
         Some(p) => Profile::from_name(p).ok_or_else(|| {
             ScenarioError::invalid(
