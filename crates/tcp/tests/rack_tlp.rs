@@ -59,6 +59,25 @@ fn tlp_one_segment_outstanding_waits_two_srtt_plus_rto_min() {
 }
 
 #[test]
+fn tlp_one_segment_linux_constants_when_the_rto_is_longer() {
+    // a 600 ms RTT sample inflates mdev: RTO = SRTT + 4·mdev exceeds 2·SRTT + 200 ms
+    let (mut ep, mut p) = start(rt(200, true, false));
+    send(&mut ep, ms(1000), 100, 1);
+    ep.handle_segment(ms(1600), p.ack(100));
+    let srtt = ep.srtt().unwrap();
+    send(&mut ep, ms(2000), 100, 1);
+    let pto = ms(2000) + 2 * srtt + dur(200);
+    assert!(ep.timer(TimerKind::Rto).unwrap() > pto, "RTO {:?}", ep.rto());
+    assert_eq!(ep.timer(TimerKind::Tlp), Some(pto));
+    events(&mut ep);
+    let out = run_until(&mut ep, pto);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].0, pto);
+    assert_data(&p, &out[0].1, 100, 200);
+    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::Tlp]);
+}
+
+#[test]
 fn tlp_several_outstanding_waits_two_srtt_plus_2ms_and_probes_the_highest() {
     let (mut ep, p) = start(rt(200, true, false));
     send(&mut ep, ms(1000), 3000, 3);
