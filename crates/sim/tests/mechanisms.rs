@@ -3,6 +3,8 @@
 //! 140 ms, 100 ms RTT, 1 % loss each way, linux-2.6.22) linear timeouts shrink the worst
 //! application-layer latency and thin dupACK + linear timeouts shrink the 99th percentile.
 
+mod common;
+use common::{latencies, pct};
 use thinlab_sim::{run, RunResult, Scenario};
 use thinlab_tcp::ThinDetection;
 
@@ -10,41 +12,10 @@ use thinlab_tcp::ThinDetection;
 const SEEDS: [u64; 3] = [1, 2, 7];
 
 fn scenario(mechanisms: &str, extra: &str) -> Scenario {
-    let s = format!(
-        r#"
-name = "thin"
-duration = "10min"
-[network]
-rtt = "100ms"
-bandwidth = "100Mbit"
-queue_packets = 1000
-[network.loss]
-model = "bernoulli"
-rate = 0.01
-[[flow]]
-app = {{ kind = "fixed", payload_bytes = 120, interval = "140ms" }}
-tcp = {{ profile = "linux-2.6.22", nodelay = true, mechanisms = [{mechanisms}] {extra} }}
-"#
-    );
-    Scenario::from_toml_str(&s).unwrap_or_else(|e| panic!("{e}"))
+    common::thin_stream("10min", &format!("profile = \"linux-2.6.22\", nodelay = true, mechanisms = [{mechanisms}] {extra}"))
 }
 
-/// Application-layer latencies in ms, sorted.
-fn latencies(r: &RunResult) -> Vec<f64> {
-    let mut v: Vec<f64> = r.flows[0]
-        .records
-        .writes
-        .iter()
-        .filter_map(|w| w.app.map(|a| (a - w.write_time).as_secs_f64() * 1e3))
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v
-}
 
-fn pct(v: &[f64], p: f64) -> f64 {
-    let i = ((p / 100.0) * v.len() as f64).ceil() as usize;
-    v[i.clamp(1, v.len()) - 1]
-}
 
 struct Summary {
     p99: f64,

@@ -9,46 +9,18 @@
 //! arrives (≈ 240 ms after the lost send, delivered ≈ 290 ms after it), before the probe would
 //! fire (2·SRTT + 200 ms, capped at the RTO ≈ 300 ms).
 
-use thinlab_sim::{run, RunResult, Scenario};
+mod common;
+use common::{latencies, pct};
+use thinlab_sim::{run, Scenario};
 use thinlab_tcp::{CcAlgorithm, Profile, TcpConfig};
 
 const SEEDS: [u64; 3] = [1, 2, 7];
 
 fn scenario(tcp: &str) -> Scenario {
-    let s = format!(
-        r#"
-name = "thin"
-duration = "10min"
-[network]
-rtt = "100ms"
-bandwidth = "100Mbit"
-queue_packets = 1000
-[network.loss]
-model = "bernoulli"
-rate = 0.01
-[[flow]]
-app = {{ kind = "fixed", payload_bytes = 120, interval = "140ms" }}
-tcp = {{ {tcp} }}
-"#
-    );
-    Scenario::from_toml_str(&s).unwrap_or_else(|e| panic!("{e}"))
+    common::thin_stream("10min", tcp)
 }
 
-fn latencies(r: &RunResult) -> Vec<f64> {
-    let mut v: Vec<f64> = r.flows[0]
-        .records
-        .writes
-        .iter()
-        .filter_map(|w| w.app.map(|a| (a - w.write_time).as_secs_f64() * 1e3))
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v
-}
 
-fn pct(v: &[f64], p: f64) -> f64 {
-    let i = ((p / 100.0) * v.len() as f64).ceil() as usize;
-    v[i.clamp(1, v.len()) - 1]
-}
 
 /// Pooled (p99, max, RTO events, TLP retransmissions, fast retransmissions).
 fn measure(label: &str, tcp: &str) -> (f64, f64, u64, u64, u64) {

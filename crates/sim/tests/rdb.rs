@@ -5,46 +5,18 @@
 //! one-way delay (50 ms), while plain TCP's is set by the RTO (~300 ms). Seed 000 Table 4.1:
 //! RDB's average payload per packet at 1 % loss is 122 bytes.
 
-use thinlab_sim::{run, RunResult, Scenario};
+mod common;
+use common::{latencies, pct};
+use thinlab_sim::{run, Scenario};
 
 /// Pooled over these seeds (each run: 5 simulated minutes, ~2140 writes, ~20 losses each way).
 const SEEDS: [u64; 3] = [1, 2, 7];
 
 fn scenario(tcp_extra: &str) -> Scenario {
-    let s = format!(
-        r#"
-name = "rdb"
-duration = "5min"
-[network]
-rtt = "100ms"
-bandwidth = "100Mbit"
-queue_packets = 1000
-[network.loss]
-model = "bernoulli"
-rate = 0.01
-[[flow]]
-app = {{ kind = "fixed", payload_bytes = 120, interval = "140ms" }}
-tcp = {{ profile = "linux-2.6.22", nodelay = true {tcp_extra} }}
-"#
-    );
-    Scenario::from_toml_str(&s).unwrap_or_else(|e| panic!("{e}"))
+    common::thin_stream("5min", &format!("profile = \"linux-2.6.22\", nodelay = true {tcp_extra}"))
 }
 
-fn latencies(r: &RunResult) -> Vec<f64> {
-    let mut v: Vec<f64> = r.flows[0]
-        .records
-        .writes
-        .iter()
-        .filter_map(|w| w.app.map(|a| (a - w.write_time).as_secs_f64() * 1e3))
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v
-}
 
-fn pct(v: &[f64], p: f64) -> f64 {
-    let i = ((p / 100.0) * v.len() as f64).ceil() as usize;
-    v[i.clamp(1, v.len()) - 1]
-}
 
 struct Summary {
     p99: f64,
