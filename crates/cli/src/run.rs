@@ -62,7 +62,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         .map(|s| parse_assignment(s))
         .collect::<Result<Vec<_>, _>>()?;
     for (key, value) in &sets {
-        set_path(&mut doc, key, value.clone())
+        set_override(&mut doc, key, value.clone())
             .map_err(|e| BadInput::new(format!("--set {key}: {e}")))?;
     }
     let fixed: Vec<String> = sets.iter().map(|(k, _)| k.clone()).collect();
@@ -131,5 +131,25 @@ mod tests {
         assert_eq!(default_out("../x y"), PathBuf::from("results/.._x_y"));
         assert_eq!(default_out(".."), PathBuf::from("results/scenario"));
         assert_eq!(default_out(""), PathBuf::from("results/scenario"));
+    }
+}
+
+/// `--set KEY=VALUE`. A key under `sweep.` names one sweep axis by its dotted key, so
+/// `--set sweep.flow.0.tcp.delayed_ack=[off]` replaces the file's
+/// `[sweep] "flow.0.tcp.delayed_ack" = [...]` instead of adding a second, nested axis.
+fn set_override(doc: &mut toml::Value, key: &str, value: toml::Value) -> Result<(), String> {
+    match key.strip_prefix("sweep.") {
+        Some(axis) if !axis.is_empty() => {
+            let table = doc.as_table_mut().ok_or("the scenario must be a TOML table")?;
+            let sweep = table
+                .entry("sweep")
+                .or_insert_with(|| toml::Value::Table(Default::default()));
+            let sweep = sweep
+                .as_table_mut()
+                .ok_or("`sweep` must be a table of dotted keys with lists of values")?;
+            sweep.insert(axis.to_string(), value);
+            Ok(())
+        }
+        _ => set_path(doc, key, value).map_err(|e| e.to_string()),
     }
 }

@@ -192,6 +192,17 @@ fn sweep_product_and_set_overrides() {
         .unwrap();
     assert!((4.0..=6.0).contains(&d), "duration_s = {d}");
 
+    // `--set sweep.KEY=[..]` replaces the file's axis for the dotted KEY.
+    let o = thinlab(
+        tmp.path(),
+        &["run", &f, "--out", "b", "--quiet", "--set", "duration=5s", "--set", "repetitions=1",
+          "--set", "sweep.network.rtt=[10ms]"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let runs = summary(&tmp.path().join("b"))["runs"].as_array().unwrap().clone();
+    assert_eq!(runs.len(), 2, "2 loss rates × the one RTT given by --set");
+    assert_eq!(runs[0]["params"]["network.rtt"], "10ms");
+
     // A --set of a swept key fixes it; --set creates keys the file does not have; default --out.
     let o = thinlab(
         tmp.path(),
