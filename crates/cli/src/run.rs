@@ -118,22 +118,6 @@ pub fn run(args: RunArgs) -> Result<()> {
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn default_out_is_a_clean_directory_name() {
-        assert_eq!(
-            default_out("quickstart"),
-            PathBuf::from("results/quickstart")
-        );
-        assert_eq!(default_out("../x y"), PathBuf::from("results/.._x_y"));
-        assert_eq!(default_out(".."), PathBuf::from("results/scenario"));
-        assert_eq!(default_out(""), PathBuf::from("results/scenario"));
-    }
-}
-
 /// `--set KEY=VALUE`. A key under `sweep.` names one sweep axis by its dotted key, so
 /// `--set sweep.flow.0.tcp.delayed_ack=[off]` replaces the file's
 /// `[sweep] "flow.0.tcp.delayed_ack" = [...]` instead of adding a second, nested axis.
@@ -151,5 +135,21 @@ fn set_override(doc: &mut toml::Value, key: &str, value: toml::Value) -> Result<
             Ok(())
         }
         _ => set_path(doc, key, value).map_err(|e| e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_out_is_a_clean_directory_name() {
+        assert_eq!(
+            default_out("quickstart"),
+            PathBuf::from("results/quickstart")
+        );
+        assert_eq!(default_out("../x y"), PathBuf::from("results/.._x_y"));
+        assert_eq!(default_out(".."), PathBuf::from("results/scenario"));
+        assert_eq!(default_out(""), PathBuf::from("results/scenario"));
     }
 }

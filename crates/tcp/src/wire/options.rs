@@ -105,7 +105,7 @@ pub fn parse_options(opts: &[u8], base: usize) -> Result<TcpOptions, WireError> 
             KIND_SELECTIVE_ACK => {
                 let l = len as usize;
                 let blocks = l.saturating_sub(SACK_BASE_LEN) / SACK_BLOCK_LEN;
-                if (l - SACK_BASE_LEN) % SACK_BLOCK_LEN != 0
+                if !(l - SACK_BASE_LEN).is_multiple_of(SACK_BLOCK_LEN)
                     || !(1..=MAX_SACK_BLOCKS).contains(&blocks)
                 {
                     return Err(bad_len("10, 18, 26 or 34"));
