@@ -416,3 +416,19 @@ fn quickstart_scenario_runs_and_latency_grows_with_loss() {
         "mean latency at 5% loss {lossy} vs 0% {lossless}"
     );
 }
+
+#[test]
+fn same_seed_gives_byte_identical_results_whatever_the_parallelism() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lossy = with(&small(), "rate = 0.0", "rate = 0.03");
+    let f = write(tmp.path(), "s.toml", &lossy);
+    for (out, jobs, seed) in [("a", "1", "7"), ("b", "2", "7"), ("c", "2", "8")] {
+        let o = thinlab(tmp.path(), &["run", &f, "--out", out, "--quiet", "--jobs", jobs, "--set", &format!("seed={seed}")]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let read = |d: &str, f: &str| std::fs::read(tmp.path().join(d).join(f)).unwrap();
+    for file in ["summary.json", "runs.csv", "latency_cdf.csv", "latency_cdf.svg"] {
+        assert_eq!(read("a", file), read("b", file), "{file} differs between --jobs 1 and 2");
+    }
+    assert_ne!(read("a", "runs.csv"), read("c", "runs.csv"), "another seed, other losses");
+}
