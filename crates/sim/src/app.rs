@@ -6,9 +6,11 @@
 //! - `cbr`: `payload_bytes` every `payload_bytes·8/rate` (rounded to the ns);
 //! - `transfer`: `writes × write_bytes` all issued at start, then close;
 //! - `bulk`: no discrete writes; the simulator keeps the send buffer full through
-//!   [`Source::bulk_budget`], up to `bytes` (then close) or unbounded until the stop time.
+//!   [`Source::bulk_budget`], up to `bytes` (then close) or unbounded until the stop time;
+//! - `trace`: the writes of a trace file ([`crate::trace_source`]), each at establishment +
+//!   its offset.
 //!
-//! Time-bounded sources (fixed, exponential, cbr, unbounded bulk) generate from the moment the
+//! Time-bounded sources (fixed, exponential, cbr, trace, unbounded bulk) generate from the moment the
 //! connection is established until `stop`, the scenario's `duration`; finite sources
 //! (transfer, bulk with `bytes`) write all their bytes whatever the duration.
 
@@ -25,6 +27,9 @@ pub struct Source {
     bulk_written: u64,
     /// No more writes will be generated.
     finished: bool,
+    /// Trace sources: establishment time (offsets are relative to it) and next write's index.
+    trace_base: u64,
+    trace_next: usize,
 }
 
 impl Source {
@@ -35,6 +40,8 @@ impl Source {
             stop: stop_ns,
             bulk_written: 0,
             finished: false,
+            trace_base: 0,
+            trace_next: 0,
         }
     }
 
@@ -71,6 +78,10 @@ impl Source {
                 None
             }
             App::Bulk { .. } => None,
+            App::Trace { .. } => {
+                self.trace_base = now;
+                self.tick(now, write)
+            }
             _ => self.tick(now, write),
         }
     }
@@ -78,6 +89,22 @@ impl Source {
     /// A tick at `now`: emits this tick's write and returns the next tick time, if before stop.
     pub fn tick(&mut self, now: u64, write: &mut impl FnMut(u64)) -> Option<u64> {
         if self.finished || now >= self.stop {
+            self.finished = true;
+            return None;
+        }
+        if let App::Trace { writes } = &self.app {
+            // Every write due by now (several may share an offset), then the next one's time.
+            while let Some(&(off, bytes)) = writes.get(self.trace_next) {
+                let at = self.trace_base.saturating_add(off);
+                if at > now {
+                    if at >= self.stop {
+                        break;
+                    }
+                    return Some(at);
+                }
+                write(u64::from(bytes));
+                self.trace_next += 1;
+            }
             self.finished = true;
             return None;
         }
@@ -107,7 +134,7 @@ impl Source {
                 let g = Exp::new(1.0 / mean_ns).map_or(mean_ns, |d| d.sample(&mut self.rng));
                 g.round().min(1e18) as u64
             }
-            App::Bulk { .. } | App::Transfer { .. } => {
+            App::Bulk { .. } | App::Transfer { .. } | App::Trace { .. } => {
                 self.finished = true;
                 return None;
             }
@@ -241,6 +268,14 @@ mod tests {
             10,
         );
         assert_eq!(w, vec![(7, 2500); 3]);
+    }
+
+    #[test]
+    fn trace_schedule() {
+        let writes: crate::trace_source::TraceWrites =
+            vec![(0, 10), (0, 20), (5, 30), (100, 40), (200, 50)].into();
+        let w = run(App::Trace { writes }, 1000, 1200);
+        assert_eq!(w, vec![(1000, 10), (1000, 20), (1005, 30), (1100, 40)]);
     }
 
     #[test]

@@ -49,12 +49,19 @@ impl Feature {
 /// Whether the simulator and the TCP endpoint implement `f`. Flip entries here.
 pub fn implemented(f: Feature) -> bool {
     match f {
-        Feature::AppProfile | Feature::AppTrace | Feature::AppHttp => false,
+        Feature::AppTrace => true,
+        Feature::AppProfile | Feature::AppHttp => false,
         Feature::ProfileLinux => true,
         Feature::CcCubic | Feature::CcPert => true,
         Feature::Mechanism(m) => matches!(
             m,
-            "rdb" | "linear-timeouts" | "thin-dupack" | "early-retransmit" | "er-threshold" | "tlp" | "rack"
+            "rdb"
+                | "linear-timeouts"
+                | "thin-dupack"
+                | "early-retransmit"
+                | "er-threshold"
+                | "tlp"
+                | "rack"
         ),
         Feature::RdbKnob => true,
         Feature::ThinDetection => true,

@@ -34,6 +34,7 @@ pub mod scenario;
 pub mod schema;
 mod sim;
 pub mod tcp_config;
+pub mod trace_source;
 pub mod units;
 
 pub use error::ScenarioError;

@@ -113,6 +113,11 @@ pub enum App {
     Bulk { bytes: Option<u64> },
     /// `writes × write_bytes` written back-to-back at start, then close.
     Transfer { writes: u64, write_bytes: u64 },
+    /// Replays a trace's writes: (offset from establishment in ns, bytes), offsets
+    /// non-decreasing, loaded and checked at validation ([`crate::trace_source`]).
+    Trace {
+        writes: crate::trace_source::TraceWrites,
+    },
 }
 
 impl App {
@@ -410,6 +415,7 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
         ("write_bytes", a.write_bytes.is_some()),
         ("name", a.name.is_some()),
         ("file", a.file.is_some()),
+        ("connection", a.connection.is_some()),
         ("on", a.on.is_some()),
         ("off", a.off.is_some()),
     ];
@@ -419,7 +425,7 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
         "bulk" => &["bytes"],
         "transfer" => &["writes", "write_bytes"],
         "profile" => &["name"],
-        "trace" => &["file"],
+        "trace" => &["file", "connection"],
         "http" => &["on", "off"],
         other => {
             return Err(ScenarioError::invalid(
@@ -559,7 +565,13 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
         }
         "trace" => {
             features::check(Feature::AppTrace, &key("kind"), "\"trace\"")?;
-            unreachable_kind(&key("kind"))?
+            let file = a
+                .file
+                .as_deref()
+                .ok_or_else(|| missing("file", "a pcap/pcapng or CSV file path"))?;
+            App::Trace {
+                writes: crate::trace_source::load(prefix, file, a.connection.as_deref())?,
+            }
         }
         _ => {
             features::check(Feature::AppHttp, &key("kind"), "\"http\"")?;
@@ -583,6 +595,13 @@ fn check_write_count(prefix: &str, app: &App, active: Duration) -> Result<(), Sc
             "rate",
             crate::app::cbr_interval_ns(rate, payload_bytes) as u128,
         ),
+        App::Trace { ref writes } if writes.len() as u64 > MAX_WRITES_PER_FLOW => {
+            return Err(ScenarioError::invalid(
+                format!("{prefix}.file"),
+                format!("({} writes)", writes.len()),
+                format!("at most {MAX_WRITES_PER_FLOW} writes"),
+            ))
+        }
         App::Transfer { writes, .. } if writes > MAX_WRITES_PER_FLOW => {
             return Err(ScenarioError::invalid(
                 format!("{prefix}.writes"),

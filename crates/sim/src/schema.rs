@@ -106,9 +106,12 @@ pub struct RawApp {
     /// `profile` kind (later issue).
     #[serde(default)]
     pub name: Option<String>,
-    /// `trace` kind (later issue).
+    /// `trace` kind: pcap/pcapng or CSV file (relative to the current directory).
     #[serde(default)]
     pub file: Option<String>,
+    /// `trace` kind: `"A:P-B:P"` picks one connection of a pcap.
+    #[serde(default)]
+    pub connection: Option<String>,
     /// `http` kind (later issue): on/off background traffic parameters.
     #[serde(default)]
     pub on: Option<DurationValue>,

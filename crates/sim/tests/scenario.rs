@@ -541,8 +541,7 @@ fn out_of_range_values() {
 
 #[test]
 fn not_implemented_values_come_from_the_gate() {
-    let cases: Vec<(&str, toml::Value, &str)> = vec![
-    ];
+    let cases: Vec<(&str, toml::Value, &str)> = vec![];
     for (k, val, key) in cases {
         let mut v = base();
         set(&mut v, k, val);
@@ -554,11 +553,7 @@ fn not_implemented_values_come_from_the_gate() {
         assert_eq!(e.key(), key);
         assert!(e.to_string().contains("not implemented yet"));
     }
-    for (kind, extra) in [
-        ("profile", ("name", "skype-tcp")),
-        ("trace", ("file", "x.csv")),
-        ("http", ("on", "1s")),
-    ] {
+    for (kind, extra) in [("profile", ("name", "skype-tcp")), ("http", ("on", "1s"))] {
         let mut v = base();
         set(
             &mut v,
