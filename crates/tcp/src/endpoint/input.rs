@@ -123,8 +123,10 @@ impl Endpoint {
             rto::TimerOnAck::Keep => {}
         }
         self.tlp_on_ack(now, acked_new); // TLP: re-arm after an ACK of new data
-        // window update, RFC 9293 §3.10.7.4 (SND.WL1 < SEG.SEQ or (= and SND.WL2 =< SEG.ACK))
-        if self.snd_wl1 < seg_start || (self.snd_wl1 == seg_start && self.snd_wl2 <= a) {
+        // window update, RFC 9293 §3.10.7.4: only if SND.UNA =< SEG.ACK (an old ACK must not
+        // move the window) and (SND.WL1 < SEG.SEQ or (= and SND.WL2 =< SEG.ACK))
+        let ack_not_old = a >= una as i64;
+        if ack_not_old && (self.snd_wl1 < seg_start || (self.snd_wl1 == seg_start && self.snd_wl2 <= a)) {
             self.snd_wnd = wnd;
             self.max_snd_wnd = self.max_snd_wnd.max(wnd);
             self.snd_wl1 = seg_start;
