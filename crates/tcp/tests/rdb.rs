@@ -279,3 +279,16 @@ fn receiver_delivers_only_the_new_bytes_of_a_bundle() {
         assert!(at - *t <= dur(50 + 30 + 30), "write {k}: {:?}", at - *t);
     }
 }
+
+#[test]
+fn a_bundle_that_repairs_a_loss_gives_the_true_rtt_sample() {
+    // 100 ms RTT; the write at 1000 is lost, the next one (1140) bundles it, and the ACK of
+    // both arrives at 1240: the sample is 100 ms (from the bundle), not 240 ms (Linux ca_rtt)
+    let (mut ep, mut p) = client(rdb(RdbVariant::Seed), mss_opts(1000), ms(100));
+    assert_eq!(ep.rtt_latest(), Some(dur(100)), "handshake sample");
+    one(&p, &write(&mut ep, ms(1000), 100), SendKind::New, 0, 100);
+    one(&p, &write(&mut ep, ms(1140), 100), SendKind::Rdb, 0, 200);
+    ep.handle_segment(ms(1240), p.ack(200));
+    assert_eq!(ep.rtt_latest(), Some(dur(100)));
+    assert_eq!(ep.srtt(), Some(dur(100)), "the estimator is not inflated by the repair");
+}
