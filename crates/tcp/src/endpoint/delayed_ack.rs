@@ -11,7 +11,9 @@
 //!     mode; the delay is capped at `cfg.delayed_ack_timeout` (TCP_DELACK_MAX, 200 ms) and at
 //!     the receiver's SRTT (but not below 40 ms);
 //!   - an ACK goes out at once when more than one full-sized segment (`rcv_mss`, estimated as
-//!     `tcp_measure_rcv_mss` does, starting at 536) is unacknowledged;
+//!     `tcp_measure_rcv_mss` does, starting at 536) of *new* data is unacknowledged: Linux
+//!     compares `rcv_nxt - rcv_wup` (how far rcv_nxt moved since the last ACK) with `rcv_mss`,
+//!     so the already-received part of a redundant (RDB) bundle does not count;
 //!   - "pushed" small segments (shorter than `rcv_mss`): when the application's read empties
 //!     the receive queue, the ACK goes out at once unless in pingpong mode (two such segments:
 //!     even in pingpong mode) — `tcp_cleanup_rbuf`. So a unidirectional thin stream whose
@@ -58,7 +60,7 @@ pub struct DelayedAck {
     quick: u32,
     ato: Duration,
     last_rcv: Option<Instant>,
-    /// In-order segments / bytes received since the last ACK we sent.
+    /// Segments received / new in-order bytes (rcv_nxt advance) since the last ACK we sent.
     pub unacked_segs: u32,
     pub unacked_bytes: u64,
     rcv_mss: u32,
@@ -96,17 +98,20 @@ impl DelayedAck {
         self.pingpong
     }
 
-    /// A data segment of `len` payload bytes arrived; `rto` and `srtt` are the receiver's own.
+    /// A data segment of `len` payload bytes arrived, of which `new_bytes` advanced rcv_nxt
+    /// (0 for out-of-order or duplicate data; less than `len` for a segment that overlaps data
+    /// already received, such as an RDB bundle); `rto` and `srtt` are the receiver's own.
     pub fn on_data(
         &mut self,
         now: Instant,
         len: usize,
+        new_bytes: u64,
         arrival: Arrival,
         rto: Duration,
         srtt: Option<Duration>,
     ) -> AckDecision {
         self.unacked_segs += 1;
-        self.unacked_bytes += len as u64;
+        self.unacked_bytes += new_bytes;
         match self.model {
             DelayedAckModel::Off => AckDecision::Now,
             DelayedAckModel::FreeBsd6 => {
@@ -235,24 +240,24 @@ mod tests {
         let mut d = DelayedAck::new(DelayedAckModel::Linux, Duration::from_millis(200), 1448);
         for i in 0..QUICKACKS {
             let now = Instant::from_millis(i as u64);
-            assert_eq!(d.on_data(now, 100, Arrival::InOrder, RTO, None), AckDecision::Now);
+            assert_eq!(d.on_data(now, 100, 100, Arrival::InOrder, RTO, None), AckDecision::Now);
             d.on_ack_sent();
         }
         let now = Instant::from_millis(20);
-        assert_eq!(d.on_data(now, 100, Arrival::InOrder, RTO, None), AckDecision::Delay(now + ATO_MIN));
+        assert_eq!(d.on_data(now, 100, 100, Arrival::InOrder, RTO, None), AckDecision::Delay(now + ATO_MIN));
         // two full-sized segments: immediate
-        assert_eq!(d.on_data(now, 1448, Arrival::InOrder, RTO, None), AckDecision::Now);
+        assert_eq!(d.on_data(now, 1448, 1448, Arrival::InOrder, RTO, None), AckDecision::Now);
     }
 
     #[test]
     fn linux_timer_inflates_and_read_acks_pushed_segments() {
         let mut d = DelayedAck::new(DelayedAckModel::Linux, Duration::from_millis(200), 1448);
         for i in 0..QUICKACKS {
-            d.on_data(Instant::from_millis(i as u64), 1448, Arrival::InOrder, RTO, None);
+            d.on_data(Instant::from_millis(i as u64), 1448, 1448, Arrival::InOrder, RTO, None);
             d.on_ack_sent();
         }
         let t = Instant::from_millis(100);
-        assert_eq!(d.on_data(t, 100, Arrival::InOrder, RTO, None), AckDecision::Delay(t + ATO_MIN));
+        assert_eq!(d.on_data(t, 100, 100, Arrival::InOrder, RTO, None), AckDecision::Delay(t + ATO_MIN));
         assert!(d.on_read(true), "a small pushed segment, queue drained: ACK now");
         assert!(!d.on_read(false));
         d.on_timer(RTO);
@@ -261,7 +266,7 @@ mod tests {
         d.on_ack_sent();
         let t = Instant::from_millis(300);
         let srtt = Some(Duration::from_millis(50));
-        assert_eq!(d.on_data(t, 100, Arrival::InOrder, RTO, srtt), AckDecision::Delay(t + Duration::from_millis(50)));
+        assert_eq!(d.on_data(t, 100, 100, Arrival::InOrder, RTO, srtt), AckDecision::Delay(t + Duration::from_millis(50)));
         // replying within the ATO enters pingpong: a single pushed segment no longer forces it
         d.on_data_sent(t + Duration::from_millis(1));
         assert!(d.pingpong());
@@ -269,6 +274,23 @@ mod tests {
         d.on_timer(RTO);
         assert!(!d.pingpong());
         assert_eq!(d.ato(), ATO_MIN);
+    }
+
+    #[test]
+    fn linux_counts_only_new_bytes_toward_ack_now() {
+        let mut d = DelayedAck::new(DelayedAckModel::Linux, Duration::from_millis(200), 1448);
+        for i in 0..QUICKACKS {
+            d.on_data(Instant::from_millis(i as u64), 1448, 1448, Arrival::InOrder, RTO, None);
+            d.on_ack_sent();
+        }
+        // rcv_mss is now 1448: a 1000-byte bundle with 120 new bytes, then another: 240 new
+        // bytes are unacknowledged, far below one MSS, so the ACK is still delayed
+        let t = Instant::from_millis(100);
+        assert_eq!(d.on_data(t, 1000, 120, Arrival::InOrder, RTO, None), AckDecision::Delay(t + ATO_MIN));
+        assert_eq!(d.on_data(t, 1000, 120, Arrival::InOrder, RTO, None), AckDecision::Delay(t + ATO_MIN));
+        assert_eq!(d.unacked_bytes, 240);
+        // new data beyond one MSS since the last ACK: now
+        assert_eq!(d.on_data(t, 1448, 1448, Arrival::InOrder, RTO, None), AckDecision::Now);
     }
 
     #[test]
@@ -282,9 +304,9 @@ mod tests {
     fn freebsd_every_second() {
         let mut d = DelayedAck::new(DelayedAckModel::FreeBsd6, Duration::from_millis(100), 1448);
         let now = Instant::from_millis(3);
-        assert_eq!(d.on_data(now, 10, Arrival::InOrder, RTO, None), AckDecision::Delay(Instant::from_millis(103)));
-        assert_eq!(d.on_data(now, 10, Arrival::InOrder, RTO, None), AckDecision::Now);
+        assert_eq!(d.on_data(now, 10, 10, Arrival::InOrder, RTO, None), AckDecision::Delay(Instant::from_millis(103)));
+        assert_eq!(d.on_data(now, 10, 10, Arrival::InOrder, RTO, None), AckDecision::Now);
         d.on_ack_sent();
-        assert_eq!(d.on_data(now, 10, Arrival::Urgent, RTO, None), AckDecision::Now);
+        assert_eq!(d.on_data(now, 10, 10, Arrival::Urgent, RTO, None), AckDecision::Now);
     }
 }

@@ -162,8 +162,10 @@ impl Endpoint {
         } else {
             Arrival::InOrder
         };
+        // only the bytes that advanced rcv_nxt count toward "ACK now" (Linux rcv_nxt - rcv_wup)
+        let new_bytes = out.delivered.map_or(0, |(a, b)| b - a);
         let rto = self.rto();
-        match self.delack.on_data(now, len, arrival, rto, self.rtt.srtt()) {
+        match self.delack.on_data(now, len, new_bytes, arrival, rto, self.rtt.srtt()) {
             AckDecision::Now => self.ack_now = true,
             AckDecision::Delay(t) => self.timers.set_if_idle(TimerKind::DelayedAck, t),
         }
