@@ -15,11 +15,11 @@ use crate::error::BadInput;
 use crate::run::clean_name;
 use anyhow::{Context, Result};
 use serde::Serialize;
-use std::fs;
+use std::fs::{self, File};
 use std::path::{Path, PathBuf};
-use thinlab_trace::flows::{analyze as analyze_flows, ConnectionAnalysis, Extras};
+use thinlab_trace::flows::{Analyzer, ConnectionAnalysis, Extras};
 use thinlab_trace::metrics::{latency_samples_ms, Milestone, Origin};
-use thinlab_trace::pcap::{read_capture_file, Capture, CaptureStats};
+use thinlab_trace::pcap::{CaptureReader, CaptureStats};
 use thinlab_trace::plot::{cdf_svg, suggest_log_x, PlotSpec, Series, View};
 use thinlab_trace::{latency_cdf, FlowMetrics};
 
@@ -56,14 +56,21 @@ struct Summary<'a> {
     connections: Vec<ConnJson<'a>>,
 }
 
-fn read(path: &Path, what: &str) -> Result<Capture> {
-    read_capture_file(path).map_err(|e| {
+fn open(path: &Path, what: &str) -> Result<CaptureReader<File>> {
+    let f = File::open(path).map_err(|e| {
         BadInput::new(format!(
             "cannot read {what} capture {}: {e}",
             path.display()
         ))
-        .into()
-    })
+    })?;
+    if f.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(BadInput::new(format!(
+            "cannot read {what} capture {}: it is a directory",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(CaptureReader::new(f))
 }
 
 fn default_out(sender: &Path) -> PathBuf {
@@ -93,17 +100,31 @@ fn warn_stats(path: &Path, s: &CaptureStats) {
 }
 
 pub fn analyze(args: AnalyzeArgs) -> Result<()> {
-    let snd = read(&args.sender, "sender")?;
-    let rcv = args
+    // Both files are opened before reading either, so a bad path fails at once; each is then
+    // streamed (memory: per-connection state and per-write records, not the packets).
+    let mut snd_reader = open(&args.sender, "sender")?;
+    let rcv_reader = args
         .receiver
         .as_deref()
-        .map(|p| read(p, "receiver"))
+        .map(|p| open(p, "receiver"))
         .transpose()?;
-    warn_stats(&args.sender, &snd.stats);
-    if let (Some(p), Some(r)) = (&args.receiver, &rcv) {
-        warn_stats(p, &r.stats);
+    let mut flows = Analyzer::new();
+    for p in &mut snd_reader {
+        flows.sender_packet(&p);
     }
-    let mut conns = analyze_flows(&snd.packets, rcv.as_ref().map(|r| &r.packets[..]));
+    let snd = snd_reader.finish();
+    let mut flows = flows.finish_sender();
+    let rcv = rcv_reader.map(|mut r| {
+        for p in &mut r {
+            flows.receiver_packet(&p);
+        }
+        r.finish()
+    });
+    warn_stats(&args.sender, &snd);
+    if let (Some(p), Some(r)) = (&args.receiver, &rcv) {
+        warn_stats(p, r);
+    }
+    let mut conns = flows.finish();
     if let Some(sel) = &args.connection {
         let all: Vec<String> = conns.iter().map(ConnectionAnalysis::id).collect();
         conns.retain(|c| c.matches(sel));
@@ -178,8 +199,8 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
 fn write_summary(
     out: &Path,
     args: &AnalyzeArgs,
-    snd: &Capture,
-    rcv: Option<&Capture>,
+    snd: &CaptureStats,
+    rcv: Option<&CaptureStats>,
     conns: &[ConnectionAnalysis],
 ) -> Result<()> {
     let fmt = thinlab_trace::flows::fmt_addr;
@@ -189,12 +210,12 @@ fn write_summary(
         latency_origin: "first-send",
         sender_capture: CaptureJson {
             path: args.sender.display().to_string(),
-            stats: &snd.stats,
+            stats: snd,
         },
         receiver_capture: match (&args.receiver, rcv) {
             (Some(p), Some(r)) => Some(CaptureJson {
                 path: p.display().to_string(),
-                stats: &r.stats,
+                stats: r,
             }),
             _ => None,
         },

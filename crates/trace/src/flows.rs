@@ -147,22 +147,417 @@ pub fn group(packets: &[TcpPacket]) -> Vec<(ConnKey, Vec<usize>)> {
     out
 }
 
-/// Analyses every connection of the sender capture, with the receiver capture if given.
+/// Analyses every connection of the sender capture, with the receiver capture if given
+/// (packets in memory; [`Analyzer`] does the same on streams).
 pub fn analyze(sender: &[TcpPacket], receiver: Option<&[TcpPacket]>) -> Vec<ConnectionAnalysis> {
-    let rx_groups: HashMap<ConnKey, Vec<usize>> = receiver
-        .map(|r| group(r).into_iter().collect())
-        .unwrap_or_default();
-    group(sender)
-        .into_iter()
-        .map(|(k, idx)| {
-            let pk: Vec<&TcpPacket> = idx.iter().map(|&i| &sender[i]).collect();
-            let rx: Option<Vec<&TcpPacket>> = match (receiver, rx_groups.get(&k)) {
-                (Some(r), Some(ix)) => Some(ix.iter().map(|&i| &r[i]).collect()),
-                _ => None,
+    let mut a = Analyzer::new();
+    for p in sender {
+        a.sender_packet(p);
+    }
+    let mut r = a.finish_sender();
+    if let Some(rx) = receiver {
+        for p in rx {
+            r.receiver_packet(p);
+        }
+    }
+    r.finish()
+}
+
+/// Streaming flow reconstruction: feed the sender capture's packets in file order
+/// ([`Analyzer::sender_packet`]), then the receiver capture's ([`ReceiverPass`]). Memory is
+/// per-connection state (bounded by the data in flight) plus the per-write records and two
+/// per-data-segment samples (inter-transmission time, packets in flight), never the packets.
+///
+/// Which host is the data sender is only known at the end of the sender capture, so both
+/// directions of every connection are analysed as if they were the data direction and the one
+/// that sent fewer payload bytes is dropped at [`Analyzer::finish_sender`].
+#[derive(Default)]
+pub struct Analyzer {
+    index: HashMap<ConnKey, usize>,
+    conns: Vec<Conn>,
+}
+
+struct Conn {
+    key: ConnKey,
+    first_src: SocketAddr,
+    /// Source of the first SYN without ACK.
+    syn_client: Option<SocketAddr>,
+    first_ns: u64,
+    last_ns: u64,
+    packets: u64,
+    /// `dirs[0]` analyses `key.0` as the data sender, `dirs[1]` `key.1`.
+    dirs: [Dir; 2],
+}
+
+/// One direction of a connection taken as the data direction.
+struct Dir {
+    sender: SocketAddr,
+    payload: u64,
+    /// Sequence number before offset 0: the sender's SYN, or one before its first data byte.
+    u: Option<Unwrapper>,
+    syn_seen: bool,
+    fin_seen: bool,
+    dupacks: u64,
+    highest: u64,
+    una: u64,
+    /// Acknowledgment number and window of the previous ACK (a window update is no dupACK).
+    last_ack_wire: Option<(u32, u16)>,
+    last_ack_at: Option<u64>,
+    last_data_at: Option<u64>,
+    backoff: u32,
+    itt: Vec<f64>,
+    inflight: VecDeque<u64>,
+    inflight_samples: Vec<f64>,
+    data_packets: u64,
+    retransmissions: u64,
+    rec: FlowRecorder,
+}
+
+impl Dir {
+    fn new(sender: SocketAddr) -> Self {
+        Dir {
+            sender,
+            payload: 0,
+            u: None,
+            syn_seen: false,
+            fin_seen: false,
+            dupacks: 0,
+            highest: 0,
+            una: 0,
+            last_ack_wire: None,
+            last_ack_at: None,
+            last_data_at: None,
+            backoff: 0,
+            itt: Vec::new(),
+            inflight: VecDeque::new(),
+            inflight_samples: Vec::new(),
+            data_packets: 0,
+            retransmissions: 0,
+            rec: FlowRecorder::new(),
+        }
+    }
+
+    /// One packet of the sender capture; `first_ns` is the connection's earliest timestamp.
+    fn packet(&mut self, p: &TcpPacket, first_ns: u64) {
+        let at = Instant::from_nanos(p.ts_ns);
+        let f = p.seg.flags;
+        if endpoints(p).0 == self.sender {
+            self.payload += u64::from(p.payload_len);
+            if self.u.is_none() && (f.syn() || p.payload_len > 0) {
+                // Offset 0: the byte after the sender's SYN, or the first data byte seen.
+                let isn = if f.syn() {
+                    p.seg.seq
+                } else {
+                    p.seg.seq.wrapping_sub(1)
+                };
+                self.u = Some(Unwrapper { isn, reference: 0 });
+            }
+            self.syn_seen |= f.syn();
+            let range = self.u.as_mut().and_then(|u| data_range(u, p));
+            let Some((start, end)) = range else {
+                if f.syn() || f.fin() {
+                    self.fin_seen |= f.fin();
+                    let kind = if f.syn() {
+                        SendKind::Handshake
+                    } else {
+                        SendKind::New
+                    };
+                    self.rec.on_sender_event(&Event::Sent {
+                        at,
+                        start: self.highest,
+                        end: self.highest,
+                        kind,
+                        syn: f.syn(),
+                        fin: f.fin(),
+                    });
+                }
+                return;
             };
-            analyze_connection(k, &pk, rx.as_deref())
-        })
-        .collect()
+            self.fin_seen |= f.fin();
+            self.data_packets += 1;
+            if let Some(prev) = self.last_data_at {
+                self.itt.push((p.ts_ns - prev.min(p.ts_ns)) as f64 / 1e6);
+            }
+            self.last_data_at = Some(p.ts_ns);
+            let kind = if end > self.highest {
+                self.rec.on_write(at, start.max(self.highest), end);
+                if start < self.highest {
+                    SendKind::Rdb
+                } else {
+                    SendKind::New
+                }
+            } else {
+                self.retransmissions += 1;
+                match classify_retransmission(p.ts_ns, self.last_ack_at) {
+                    SendKind::FastRetransmit => SendKind::FastRetransmit,
+                    _ => {
+                        if start <= self.una {
+                            self.backoff += 1;
+                            let rto = Duration::from_nanos(
+                                p.ts_ns.saturating_sub(self.last_ack_at.unwrap_or(first_ns)),
+                            );
+                            self.rec.on_sender_event(&Event::RtoFired {
+                                at,
+                                rto,
+                                backoff: self.backoff,
+                            });
+                        }
+                        SendKind::Rto
+                    }
+                }
+            };
+            self.highest = self.highest.max(end);
+            self.inflight.push_back(end);
+            self.inflight_samples.push(self.inflight.len() as f64);
+            self.rec.on_sender_event(&Event::Sent {
+                at,
+                start,
+                end,
+                kind,
+                syn: f.syn(),
+                fin: f.fin(),
+            });
+        } else if f.ack() {
+            // Acknowledgment number = sequence number of the next byte expected: its offset is
+            // the new `una` (an ACK of the SYN is offset 0, of a FIN one beyond the data). An
+            // ACK before the sender's first SYN or data byte acknowledges nothing.
+            if let Some(u) = self.u.as_mut() {
+                let off = u.offset(p.seg.ack);
+                let a = off.clamp(0, self.highest as i64) as u64;
+                let dup = p.payload_len == 0
+                    && !f.syn()
+                    && !f.fin()
+                    && !f.rst()
+                    && self.last_ack_wire == Some((p.seg.ack, p.seg.window))
+                    && self.highest > self.una;
+                if dup {
+                    self.dupacks += 1;
+                }
+                if a > self.una {
+                    self.una = a;
+                    self.backoff = 0;
+                    self.rec.on_sender_event(&Event::Acked { at, una: a });
+                    while self.inflight.front().is_some_and(|&e| e <= a) {
+                        self.inflight.pop_front();
+                    }
+                }
+            }
+            self.last_ack_wire = Some((p.seg.ack, p.seg.window));
+            self.last_ack_at = Some(p.ts_ns);
+        }
+    }
+}
+
+/// How a capture classifies a retransmission (a data segment with no new byte) sent at
+/// `ts_ns`, the sender's last incoming ACK having been captured at `last_ack_ns`:
+/// [`SendKind::FastRetransmit`] when it leaves at most [`ACK_CLOCKED_WINDOW_NS`] after that
+/// ACK (inclusive; a retransmission stamped *before* the ACK, which only non-monotonic capture
+/// timestamps produce, also counts), [`SendKind::Rto`] otherwise, and always when no ACK has
+/// been seen yet.
+pub fn classify_retransmission(ts_ns: u64, last_ack_ns: Option<u64>) -> SendKind {
+    if last_ack_ns.is_some_and(|a| ts_ns.saturating_sub(a) <= ACK_CLOCKED_WINDOW_NS) {
+        SendKind::FastRetransmit
+    } else {
+        SendKind::Rto
+    }
+}
+
+impl Analyzer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The next packet of the sender capture, in file order.
+    pub fn sender_packet(&mut self, p: &TcpPacket) {
+        let (s, d) = endpoints(p);
+        let k = ConnKey::new(s, d);
+        let n = match self.index.get(&k) {
+            Some(&n) => n,
+            None => {
+                self.index.insert(k, self.conns.len());
+                self.conns.push(Conn {
+                    key: k,
+                    first_src: s,
+                    syn_client: None,
+                    first_ns: p.ts_ns,
+                    last_ns: p.ts_ns,
+                    packets: 0,
+                    dirs: [Dir::new(k.0), Dir::new(k.1)],
+                });
+                self.conns.len() - 1
+            }
+        };
+        let c = &mut self.conns[n];
+        c.packets += 1;
+        c.first_ns = c.first_ns.min(p.ts_ns);
+        c.last_ns = c.last_ns.max(p.ts_ns);
+        if c.syn_client.is_none() && p.seg.flags.syn() && !p.seg.flags.ack() {
+            c.syn_client = Some(s);
+        }
+        let first_ns = c.first_ns;
+        for d in &mut c.dirs {
+            d.packet(p, first_ns);
+        }
+    }
+
+    /// Connections seen so far.
+    pub fn connections(&self) -> usize {
+        self.conns.len()
+    }
+
+    /// End of the sender capture: picks each connection's data direction.
+    pub fn finish_sender(self) -> ReceiverPass {
+        let conns = self
+            .conns
+            .into_iter()
+            .map(|c| {
+                let client = c.syn_client.unwrap_or(c.first_src);
+                let server = if client == c.key.0 { c.key.1 } else { c.key.0 };
+                let [d0, d1] = c.dirs;
+                let (dc, ds) = if d0.sender == client {
+                    (d0, d1)
+                } else {
+                    (d1, d0)
+                };
+                let mut dir = if ds.payload > dc.payload { ds } else { dc };
+                if dir.fin_seen {
+                    dir.rec.on_close();
+                }
+                Picked {
+                    client,
+                    server,
+                    receiver: if dir.sender == client { server } else { client },
+                    first_ns: c.first_ns,
+                    last_ns: c.last_ns,
+                    packets: c.packets,
+                    dir,
+                    rx: None,
+                }
+            })
+            .collect();
+        ReceiverPass {
+            index: self.index,
+            conns,
+        }
+    }
+}
+
+struct Picked {
+    client: SocketAddr,
+    server: SocketAddr,
+    receiver: SocketAddr,
+    first_ns: u64,
+    last_ns: u64,
+    packets: u64,
+    dir: Dir,
+    /// Receiver-side state, once the receiver capture had a packet of the connection.
+    rx: Option<Rx>,
+}
+
+struct Rx {
+    u: Unwrapper,
+    rcv_nxt: u64,
+    ooo: BTreeMap<u64, u64>,
+    arrived: u64,
+}
+
+/// Second pass: the receiver capture's packets, in file order, then [`ReceiverPass::finish`].
+pub struct ReceiverPass {
+    index: HashMap<ConnKey, usize>,
+    conns: Vec<Picked>,
+}
+
+impl ReceiverPass {
+    /// The next packet of the receiver capture (packets of connections the sender capture
+    /// does not have are ignored).
+    pub fn receiver_packet(&mut self, p: &TcpPacket) {
+        let (s, d) = endpoints(p);
+        let Some(&n) = self.index.get(&ConnKey::new(s, d)) else {
+            return;
+        };
+        let c = &mut self.conns[n];
+        let isn = c.dir.u.as_ref().map_or(0, |u| u.isn);
+        let rx = c.rx.get_or_insert_with(|| Rx {
+            u: Unwrapper { isn, reference: 0 },
+            rcv_nxt: 0,
+            ooo: BTreeMap::new(),
+            arrived: 0,
+        });
+        if s != c.dir.sender {
+            return;
+        }
+        let Some((start, end)) = data_range(&mut rx.u, p) else {
+            return;
+        };
+        rx.arrived += 1;
+        let at = Instant::from_nanos(p.ts_ns);
+        let rec = &mut c.dir.rec;
+        rec.on_receiver_event(&Event::Arrived { at, start, end });
+        if end <= rx.rcv_nxt {
+            return;
+        }
+        if start <= rx.rcv_nxt {
+            let before = rx.rcv_nxt;
+            rx.rcv_nxt = end;
+            while let Some((&s, &e)) = rx.ooo.iter().next() {
+                if s > rx.rcv_nxt {
+                    break;
+                }
+                rx.ooo.remove(&s);
+                rx.rcv_nxt = rx.rcv_nxt.max(e);
+            }
+            rec.on_receiver_event(&Event::Delivered {
+                at,
+                start: before,
+                end: rx.rcv_nxt,
+            });
+        } else {
+            let e = rx.ooo.entry(start).or_insert(end);
+            *e = (*e).max(end);
+        }
+    }
+
+    /// Metrics of every connection, in order of first packet in the sender capture.
+    pub fn finish(self) -> Vec<ConnectionAnalysis> {
+        self.conns.into_iter().map(Picked::finish).collect()
+    }
+}
+
+impl Picked {
+    fn finish(self) -> ConnectionAnalysis {
+        let d = self.dir;
+        let mut extras = Extras {
+            packets: self.packets,
+            dupacks: d.dupacks,
+            syn_seen: d.syn_seen,
+            fin_seen: d.fin_seen,
+            ..Extras::default()
+        };
+        if let Some(rx) = &self.rx {
+            let lost = d.data_packets.saturating_sub(rx.arrived);
+            extras.lost_packets = Some(lost);
+            extras.loss_rate = (d.data_packets > 0).then(|| lost as f64 / d.data_packets as f64);
+        }
+        extras.estimated_loss_rate =
+            (d.data_packets > 0).then(|| d.retransmissions as f64 / d.data_packets as f64);
+        extras.inter_transmission_ms = LatencyStats::from_samples(&d.itt);
+        extras.packets_in_flight = LatencyStats::from_samples(&d.inflight_samples);
+        let mut records = d.rec.finish();
+        records.connect_time = Some(Instant::from_nanos(self.first_ns));
+        let metrics = flow_metrics(&records, Duration::from_nanos(self.last_ns - self.first_ns));
+        ConnectionAnalysis {
+            client: self.client,
+            server: self.server,
+            sender: d.sender,
+            receiver: self.receiver,
+            receiver_matched: self.rx.is_some(),
+            records,
+            metrics,
+            extras,
+            first_ns: self.first_ns,
+            last_ns: self.last_ns,
+        }
+    }
 }
 
 struct Unwrapper {
@@ -196,220 +591,4 @@ fn data_range(u: &mut Unwrapper, p: &TcpPacket) -> Option<(u64, u64)> {
         u.reference = end as u64;
     }
     Some((start.max(0) as u64, end as u64))
-}
-
-fn analyze_connection(
-    key: ConnKey,
-    pk: &[&TcpPacket],
-    rx: Option<&[&TcpPacket]>,
-) -> ConnectionAnalysis {
-    // Who is who.
-    let client = pk
-        .iter()
-        .find(|p| p.seg.flags.syn() && !p.seg.flags.ack())
-        .map(|p| endpoints(p).0)
-        .unwrap_or_else(|| endpoints(pk[0]).0);
-    let server = if client == key.0 { key.1 } else { key.0 };
-    let mut bytes: HashMap<SocketAddr, u64> = HashMap::new();
-    for p in pk {
-        *bytes.entry(endpoints(p).0).or_default() += u64::from(p.payload_len);
-    }
-    let (cb, sb) = (
-        bytes.get(&client).copied().unwrap_or(0),
-        bytes.get(&server).copied().unwrap_or(0),
-    );
-    let (sender, receiver) = if sb > cb {
-        (server, client)
-    } else {
-        (client, server)
-    };
-    let from_sender = |p: &TcpPacket| endpoints(p).0 == sender;
-
-    // Offset 0: the byte after the sender's SYN, or the first data byte seen.
-    let syn = pk.iter().find(|p| from_sender(p) && p.seg.flags.syn());
-    let isn = match syn {
-        Some(p) => p.seg.seq,
-        None => pk
-            .iter()
-            .find(|p| from_sender(p) && p.payload_len > 0)
-            .map_or(0, |p| p.seg.seq.wrapping_sub(1)),
-    };
-    let first_ns = pk.iter().map(|p| p.ts_ns).min().unwrap_or(0);
-    let last_ns = pk.iter().map(|p| p.ts_ns).max().unwrap_or(first_ns);
-    let mut rec = FlowRecorder::new();
-    rec.on_connect(Instant::from_nanos(first_ns));
-    let mut extras = Extras {
-        packets: pk.len() as u64,
-        syn_seen: syn.is_some(),
-        ..Extras::default()
-    };
-
-    let mut u = Unwrapper { isn, reference: 0 };
-    let mut highest = 0u64;
-    let mut una = 0u64;
-    // Acknowledgment number and window of the previous ACK (a window update is no dupACK).
-    let mut last_ack_wire: Option<(u32, u16)> = None;
-    let mut last_ack_at: Option<u64> = None;
-    let mut last_data_at: Option<u64> = None;
-    let mut backoff = 0u32;
-    let mut itt = Vec::new();
-    let mut inflight: VecDeque<u64> = VecDeque::new();
-    let mut inflight_samples = Vec::new();
-    let mut data_packets = 0u64;
-    let mut retransmissions = 0u64;
-
-    for p in pk {
-        let at = Instant::from_nanos(p.ts_ns);
-        let f = p.seg.flags;
-        if from_sender(p) {
-            let Some((start, end)) = data_range(&mut u, p) else {
-                if f.syn() || f.fin() {
-                    extras.fin_seen |= f.fin();
-                    let kind = if f.syn() {
-                        SendKind::Handshake
-                    } else {
-                        SendKind::New
-                    };
-                    rec.on_sender_event(&Event::Sent {
-                        at,
-                        start: highest,
-                        end: highest,
-                        kind,
-                        syn: f.syn(),
-                        fin: f.fin(),
-                    });
-                }
-                continue;
-            };
-            extras.fin_seen |= f.fin();
-            data_packets += 1;
-            if let Some(prev) = last_data_at {
-                itt.push((p.ts_ns - prev.min(p.ts_ns)) as f64 / 1e6);
-            }
-            last_data_at = Some(p.ts_ns);
-            let kind = if end > highest {
-                rec.on_write(at, start.max(highest), end);
-                if start < highest {
-                    SendKind::Rdb
-                } else {
-                    SendKind::New
-                }
-            } else {
-                retransmissions += 1;
-                let ack_clocked =
-                    last_ack_at.is_some_and(|a| p.ts_ns.saturating_sub(a) <= ACK_CLOCKED_WINDOW_NS);
-                if ack_clocked {
-                    SendKind::FastRetransmit
-                } else {
-                    if start <= una {
-                        backoff += 1;
-                        let rto = Duration::from_nanos(
-                            p.ts_ns.saturating_sub(last_ack_at.unwrap_or(first_ns)),
-                        );
-                        rec.on_sender_event(&Event::RtoFired { at, rto, backoff });
-                    }
-                    SendKind::Rto
-                }
-            };
-            highest = highest.max(end);
-            inflight.push_back(end);
-            inflight_samples.push(inflight.len() as f64);
-            rec.on_sender_event(&Event::Sent {
-                at,
-                start,
-                end,
-                kind,
-                syn: f.syn(),
-                fin: f.fin(),
-            });
-        } else if f.ack() {
-            // Acknowledgment number = sequence number of the next byte expected: its offset is
-            // the new `una` (an ACK of the SYN is offset 0, of a FIN one beyond the data).
-            let off = u.offset(p.seg.ack);
-            let a = off.clamp(0, highest as i64) as u64;
-            let dup = p.payload_len == 0
-                && !f.syn()
-                && !f.fin()
-                && !f.rst()
-                && last_ack_wire == Some((p.seg.ack, p.seg.window))
-                && highest > una;
-            if dup {
-                extras.dupacks += 1;
-            }
-            if a > una {
-                una = a;
-                backoff = 0;
-                rec.on_sender_event(&Event::Acked { at, una });
-                while inflight.front().is_some_and(|&e| e <= una) {
-                    inflight.pop_front();
-                }
-            }
-            last_ack_wire = Some((p.seg.ack, p.seg.window));
-            last_ack_at = Some(p.ts_ns);
-        }
-    }
-    if extras.fin_seen {
-        rec.on_close();
-    }
-
-    // The receiver side.
-    let receiver_matched = rx.is_some_and(|r| !r.is_empty());
-    if let Some(rx) = rx {
-        let mut u = Unwrapper { isn, reference: 0 };
-        let mut rcv_nxt = 0u64;
-        let mut ooo: BTreeMap<u64, u64> = BTreeMap::new();
-        let mut arrived = 0u64;
-        for p in rx.iter().filter(|p| from_sender(p)) {
-            let Some((start, end)) = data_range(&mut u, p) else {
-                continue;
-            };
-            arrived += 1;
-            let at = Instant::from_nanos(p.ts_ns);
-            rec.on_receiver_event(&Event::Arrived { at, start, end });
-            if end <= rcv_nxt {
-                continue;
-            }
-            if start <= rcv_nxt {
-                let before = rcv_nxt;
-                rcv_nxt = end;
-                while let Some((&s, &e)) = ooo.iter().next() {
-                    if s > rcv_nxt {
-                        break;
-                    }
-                    ooo.remove(&s);
-                    rcv_nxt = rcv_nxt.max(e);
-                }
-                rec.on_receiver_event(&Event::Delivered {
-                    at,
-                    start: before,
-                    end: rcv_nxt,
-                });
-            } else {
-                let e = ooo.entry(start).or_insert(end);
-                *e = (*e).max(end);
-            }
-        }
-        let lost = data_packets.saturating_sub(arrived);
-        extras.lost_packets = Some(lost);
-        extras.loss_rate = (data_packets > 0).then(|| lost as f64 / data_packets as f64);
-    }
-    extras.estimated_loss_rate =
-        (data_packets > 0).then(|| retransmissions as f64 / data_packets as f64);
-    extras.inter_transmission_ms = LatencyStats::from_samples(&itt);
-    extras.packets_in_flight = LatencyStats::from_samples(&inflight_samples);
-
-    let records = rec.finish();
-    let metrics = flow_metrics(&records, Duration::from_nanos(last_ns - first_ns));
-    ConnectionAnalysis {
-        client,
-        server,
-        sender,
-        receiver,
-        receiver_matched,
-        records,
-        metrics,
-        extras,
-        first_ns,
-        last_ns,
-    }
 }

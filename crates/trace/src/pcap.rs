@@ -1,5 +1,8 @@
 //! Capture reader: classic pcap and pcapng files into TCP packets.
 //!
+//! - Streaming: [`CaptureReader`] reads any `Read` in bounded chunks ([`CHUNK`]) and yields
+//!   packets one at a time, so memory does not grow with the capture (a record longer than
+//!   [`MAX_RECORD`] stops reading); [`read_capture`] / [`read_capture_file`] collect it.
 //! - Containers: pcap (either byte order, micro- or nanosecond timestamps, via pcap-file's
 //!   slice parser on raw records) and pcapng (sections of either byte order, Enhanced and
 //!   obsolete Packet blocks, per-interface `if_tsresol` / `if_tsoffset`).
@@ -25,6 +28,8 @@ use pcap_file::pcapng::{Block, PcapNgParser};
 use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Read;
 use std::net::IpAddr;
 use std::path::Path;
 use thinlab_tcp::wire::{self, Segment};
@@ -73,8 +78,8 @@ impl CaptureStats {
     fn drop(&mut self, reason: &str) {
         *self.dropped.entry(reason.to_string()).or_insert(0) += 1;
     }
-    fn stop(&mut self, offset: usize, reason: impl Into<String>) {
-        self.stopped_at = Some(offset as u64);
+    fn stop(&mut self, offset: u64, reason: impl Into<String>) {
+        self.stopped_at = Some(offset);
         self.stop_reason = Some(reason.into());
     }
     /// Records dropped, all reasons.
@@ -90,11 +95,16 @@ pub struct Capture {
     pub stats: CaptureStats,
 }
 
-/// Reads a capture file. Only failing to read the file is an error; anything wrong inside it
-/// is reported in the stats.
+/// Reads a whole capture file into memory. Only failing to open the file is an error; anything
+/// wrong inside it is reported in the stats. To analyse large files, stream them with
+/// [`CaptureReader`] instead.
 pub fn read_capture_file(path: &Path) -> std::io::Result<Capture> {
-    let data = std::fs::read(path)?;
-    Ok(read_capture(&data))
+    let mut r = CaptureReader::new(File::open(path)?);
+    let packets = r.by_ref().collect();
+    Ok(Capture {
+        packets,
+        stats: r.finish(),
+    })
 }
 
 const PCAP_MAGICS: [[u8; 4]; 4] = [
@@ -107,60 +117,304 @@ const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
 
 /// Reads a capture held in memory (pcap or pcapng, recognised by its magic number).
 pub fn read_capture(data: &[u8]) -> Capture {
-    let mut cap = Capture::default();
-    cap.stats.bytes = data.len() as u64;
-    match data.get(..4) {
-        Some(m) if PCAP_MAGICS.iter().any(|p| p == m) => read_pcap(data, &mut cap),
-        Some(m) if m == PCAPNG_MAGIC => read_pcapng(data, &mut cap),
-        _ => {
-            cap.stats.format = "unknown".into();
-            if !data.is_empty() {
-                cap.stats
-                    .stop(0, "not a pcap or pcapng file (unknown magic number)");
-            } else {
-                cap.stats.stop(0, "empty file");
+    let mut r = CaptureReader::new(data);
+    let packets = r.by_ref().collect();
+    Capture {
+        packets,
+        stats: r.finish(),
+    }
+}
+
+/// Bytes asked of the source per read.
+pub const CHUNK: usize = 1 << 20;
+/// Largest pcap record or pcapng block the reader buffers; a longer one (a corrupt or hostile
+/// length field) stops reading there.
+pub const MAX_RECORD: usize = 64 << 20;
+
+enum State {
+    /// Before the magic number.
+    Start,
+    PcapHeader,
+    Pcap {
+        parser: PcapParser,
+        link: u32,
+        nanos: bool,
+    },
+    PcapNgHeader,
+    PcapNg {
+        parser: Box<PcapNgParser>,
+        ifaces: Vec<Interface>,
+    },
+}
+
+enum Step {
+    Packet(TcpPacket),
+    Continue,
+    NeedMore,
+}
+
+/// Streams the TCP packets out of a pcap or pcapng capture, reading `src` in bounded chunks:
+/// memory is one chunk plus the longest record, whatever the length of the capture. The
+/// packets come out in file order (an `Iterator`); [`CaptureReader::finish`] then gives the
+/// statistics, with the byte offset at which reading stopped if the capture is truncated or
+/// corrupt. Never panics on any input; a read error of `src` also stops reading (and is named
+/// in `stop_reason`).
+pub struct CaptureReader<R: Read> {
+    src: R,
+    buf: Vec<u8>,
+    /// Start of the unparsed bytes in `buf`.
+    pos: usize,
+    /// File offset of `buf[0]`.
+    base: u64,
+    chunk: usize,
+    eof: bool,
+    io_error: Option<String>,
+    done: bool,
+    state: State,
+    stats: CaptureStats,
+}
+
+impl<R: Read> CaptureReader<R> {
+    pub fn new(src: R) -> Self {
+        Self::with_chunk(src, CHUNK)
+    }
+
+    /// A reader asking `src` for `chunk` bytes at a time (at least 1; tests use tiny chunks to
+    /// put record boundaries everywhere).
+    pub fn with_chunk(src: R, chunk: usize) -> Self {
+        CaptureReader {
+            src,
+            buf: Vec::new(),
+            pos: 0,
+            base: 0,
+            chunk: chunk.max(1),
+            eof: false,
+            io_error: None,
+            done: false,
+            state: State::Start,
+            stats: CaptureStats::default(),
+        }
+    }
+
+    /// Statistics so far (complete once the iterator has returned `None`).
+    pub fn stats(&self) -> &CaptureStats {
+        &self.stats
+    }
+
+    /// The statistics, with `bytes` the size of the whole input (the rest of `src` is read
+    /// through and counted, not parsed).
+    pub fn finish(mut self) -> CaptureStats {
+        let mut total = self.base + self.buf.len() as u64;
+        if !self.eof {
+            total += std::io::copy(&mut self.src, &mut std::io::sink()).unwrap_or(0);
+        }
+        self.stats.bytes = total;
+        if self.stats.format.is_empty() {
+            self.stats.format = "unknown".into();
+        }
+        self.stats
+    }
+
+    /// Reads more of `src` into the buffer; false at the end of the input.
+    fn more(&mut self) -> bool {
+        if self.eof {
+            return false;
+        }
+        if self.pos > 0 {
+            self.buf.drain(..self.pos);
+            self.base += self.pos as u64;
+            self.pos = 0;
+        }
+        // Grow geometrically, so a long record costs O(its length) to buffer.
+        let want = self.chunk.max(self.buf.len());
+        let old = self.buf.len();
+        self.buf.resize(old + want, 0);
+        let mut filled = old;
+        while filled < self.buf.len() {
+            match self.src.read(&mut self.buf[filled..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.io_error = Some(e.to_string());
+                    self.eof = true;
+                    break;
+                }
+            }
+        }
+        self.buf.truncate(filled);
+        filled > old
+    }
+
+    fn stop(&mut self, reason: impl Into<String>) {
+        self.stats.stop(self.base + self.pos as u64, reason);
+        self.done = true;
+    }
+
+    /// The input ended (or `src` failed) while `step` wanted more bytes.
+    fn end_of_input(&mut self) {
+        let left = self.buf.len() - self.pos;
+        if let Some(e) = self.io_error.take() {
+            return self.stop(format!("read error: {e}"));
+        }
+        match self.state {
+            State::Start if self.buf.is_empty() => self.stop("empty file"),
+            State::Start => self.stop("not a pcap or pcapng file (unknown magic number)"),
+            State::PcapHeader => self.stop("truncated file header"),
+            State::PcapNgHeader => self.stop("truncated section header block"),
+            _ if left == 0 => self.done = true,
+            State::Pcap { .. } => self.stop("truncated record (end of file inside a record)"),
+            State::PcapNg { .. } => self.stop("truncated block (end of file inside a block)"),
+        }
+    }
+
+    fn step(&mut self) -> Step {
+        let avail = &self.buf[self.pos..];
+        match &mut self.state {
+            State::Start => {
+                let Some(m) = avail.get(..4) else {
+                    return Step::NeedMore;
+                };
+                if PCAP_MAGICS.iter().any(|p| p == m) {
+                    self.stats.format = "pcap".into();
+                    self.state = State::PcapHeader;
+                } else if m == PCAPNG_MAGIC {
+                    self.stats.format = "pcapng".into();
+                    self.state = State::PcapNgHeader;
+                } else {
+                    self.stats.format = "unknown".into();
+                    self.stop("not a pcap or pcapng file (unknown magic number)");
+                }
+                Step::Continue
+            }
+            State::PcapHeader => match PcapParser::new(avail) {
+                Ok((rem, parser)) => {
+                    let header = parser.header();
+                    let link = u32::from(header.datalink);
+                    let nanos = header.ts_resolution == TsResolution::NanoSecond;
+                    self.stats.link_types.push(link);
+                    self.pos += avail.len() - rem.len();
+                    self.state = State::Pcap {
+                        parser,
+                        link,
+                        nanos,
+                    };
+                    Step::Continue
+                }
+                Err(PcapError::IncompleteBuffer) => Step::NeedMore,
+                Err(e) => {
+                    self.stop(format!("bad file header: {e}"));
+                    Step::Continue
+                }
+            },
+            State::Pcap {
+                parser,
+                link,
+                nanos,
+            } => {
+                if avail.is_empty() {
+                    return Step::NeedMore;
+                }
+                let (rem, raw) = match parser.next_raw_packet(avail) {
+                    Ok(x) => x,
+                    Err(PcapError::IncompleteBuffer) => return Step::NeedMore,
+                    Err(e) => {
+                        self.stop(format!("unreadable record: {e}"));
+                        return Step::Continue;
+                    }
+                };
+                let used = avail.len() - rem.len();
+                let record = self.stats.records;
+                self.stats.records += 1;
+                let frac = u64::from(raw.ts_frac);
+                let frac_ns = if *nanos {
+                    frac
+                } else {
+                    frac.saturating_mul(1000)
+                };
+                let ts_ns = u64::from(raw.ts_sec)
+                    .saturating_mul(1_000_000_000)
+                    .saturating_add(frac_ns);
+                let cut = raw.orig_len > raw.incl_len;
+                let p = decode_record(*link, &raw.data, ts_ns, record, cut, &mut self.stats);
+                self.pos += used;
+                p.map_or(Step::Continue, Step::Packet)
+            }
+            State::PcapNgHeader => match PcapNgParser::new(avail) {
+                Ok((rem, parser)) => {
+                    self.pos += avail.len() - rem.len();
+                    self.state = State::PcapNg {
+                        parser: Box::new(parser),
+                        ifaces: Vec::new(),
+                    };
+                    Step::Continue
+                }
+                Err(PcapError::IncompleteBuffer) => Step::NeedMore,
+                Err(e) => {
+                    self.stop(format!("bad section header block: {e}"));
+                    Step::Continue
+                }
+            },
+            State::PcapNg { parser, ifaces } => {
+                if avail.is_empty() {
+                    return Step::NeedMore;
+                }
+                let big = parser.section().endianness == Endianness::Big;
+                let block = match parser.next_block(avail) {
+                    Ok((rem, block)) => {
+                        let used = avail.len() - rem.len();
+                        let p = ng_block(block, ifaces, &mut self.stats);
+                        self.pos += used;
+                        return p.map_or(Step::Continue, Step::Packet);
+                    }
+                    Err(PcapError::IncompleteBuffer) => return Step::NeedMore,
+                    Err(e) => e,
+                };
+                // The block's framing may still be sound: skip it by its length field. That
+                // needs the whole block (or the end of the input) in the buffer.
+                let declared = avail.get(4..).and_then(|b| read_u32(b, big));
+                if declared.is_some_and(|d| d as usize > avail.len() && d as usize <= MAX_RECORD)
+                    && !self.eof
+                {
+                    return Step::NeedMore;
+                }
+                match block_len(avail, big) {
+                    Some(len) if !is_structural(avail, big) => {
+                        self.stats.drop("bad_block");
+                        self.pos += len;
+                    }
+                    _ => self.stop(format!("unreadable block: {block}")),
+                }
+                Step::Continue
             }
         }
     }
-    cap
 }
 
-fn read_pcap(data: &[u8], cap: &mut Capture) {
-    cap.stats.format = "pcap".into();
-    let (mut rem, parser) = match PcapParser::new(data) {
-        Ok(x) => x,
-        Err(PcapError::IncompleteBuffer) => return cap.stats.stop(0, "truncated file header"),
-        Err(e) => return cap.stats.stop(0, format!("bad file header: {e}")),
-    };
-    let header = parser.header();
-    let link = u32::from(header.datalink);
-    cap.stats.link_types.push(link);
-    let nanos = header.ts_resolution == TsResolution::NanoSecond;
-    while !rem.is_empty() {
-        let offset = data.len() - rem.len();
-        let (next, raw) = match parser.next_raw_packet(rem) {
-            Ok(x) => x,
-            Err(PcapError::IncompleteBuffer) => {
-                return cap
-                    .stats
-                    .stop(offset, "truncated record (end of file inside a record)")
+impl<R: Read> Iterator for CaptureReader<R> {
+    type Item = TcpPacket;
+
+    fn next(&mut self) -> Option<TcpPacket> {
+        while !self.done {
+            match self.step() {
+                Step::Packet(p) => return Some(p),
+                Step::Continue => {}
+                Step::NeedMore => {
+                    if self.buf.len() - self.pos > MAX_RECORD {
+                        self.stop(format!(
+                            "record or block longer than {} MiB (corrupt length field?)",
+                            MAX_RECORD >> 20
+                        ));
+                    } else if !self.more() {
+                        self.end_of_input();
+                    }
+                }
             }
-            Err(e) => return cap.stats.stop(offset, format!("unreadable record: {e}")),
-        };
-        rem = next;
-        let record = cap.stats.records;
-        cap.stats.records += 1;
-        let frac = u64::from(raw.ts_frac);
-        let frac_ns = if nanos {
-            frac
-        } else {
-            frac.saturating_mul(1000)
-        };
-        let ts_ns = u64::from(raw.ts_sec)
-            .saturating_mul(1_000_000_000)
-            .saturating_add(frac_ns);
-        let cut = raw.orig_len > raw.incl_len;
-        decode_record(link, &raw.data, ts_ns, record, cut, cap);
+        }
+        None
     }
 }
 
@@ -190,101 +444,70 @@ fn ng_ts(iface: &Interface, raw: u64) -> Option<u64> {
     Some(u64::try_from(ns).unwrap_or(u64::MAX))
 }
 
-fn read_pcapng(data: &[u8], cap: &mut Capture) {
-    cap.stats.format = "pcapng".into();
-    let (mut rem, mut parser) = match PcapNgParser::new(data) {
-        Ok(x) => x,
-        Err(PcapError::IncompleteBuffer) => {
-            return cap.stats.stop(0, "truncated section header block")
+/// One pcapng block: updates the interfaces, and decodes a packet block.
+fn ng_block(
+    block: Block<'_>,
+    ifaces: &mut Vec<Interface>,
+    stats: &mut CaptureStats,
+) -> Option<TcpPacket> {
+    match block {
+        Block::SectionHeader(_) => ifaces.clear(),
+        Block::InterfaceDescription(idb) => {
+            let link = u32::from(idb.linktype);
+            if !stats.link_types.contains(&link) {
+                stats.link_types.push(link);
+            }
+            let mut units_per_sec = Some(1_000_000);
+            let mut offset_s = 0;
+            for o in &idb.options {
+                match o {
+                    InterfaceDescriptionOption::IfTsResol(v) => units_per_sec = tsresol_units(*v),
+                    InterfaceDescriptionOption::IfTsOffset(s) => offset_s = *s,
+                    _ => {}
+                }
+            }
+            ifaces.push(Interface {
+                link,
+                units_per_sec,
+                offset_s,
+            });
         }
-        Err(e) => return cap.stats.stop(0, format!("bad section header block: {e}")),
-    };
-    let mut ifaces: Vec<Interface> = Vec::new();
-    while !rem.is_empty() {
-        let offset = data.len() - rem.len();
-        let big = parser.section().endianness == Endianness::Big;
-        let block = match parser.next_block(rem) {
-            Ok((next, block)) => {
-                rem = next;
-                block
-            }
-            Err(PcapError::IncompleteBuffer) => {
-                return cap
-                    .stats
-                    .stop(offset, "truncated block (end of file inside a block)")
-            }
-            Err(e) => {
-                // The block's framing may still be sound: skip it by its length field.
-                match block_len(rem, big) {
-                    Some(len) if !is_structural(rem, big) => {
-                        cap.stats.drop("bad_block");
-                        rem = &rem[len..];
-                        continue;
-                    }
-                    _ => return cap.stats.stop(offset, format!("unreadable block: {e}")),
-                }
-            }
-        };
-        match block {
-            Block::SectionHeader(_) => ifaces.clear(),
-            Block::InterfaceDescription(idb) => {
-                let link = u32::from(idb.linktype);
-                if !cap.stats.link_types.contains(&link) {
-                    cap.stats.link_types.push(link);
-                }
-                let mut units_per_sec = Some(1_000_000);
-                let mut offset_s = 0;
-                for o in &idb.options {
-                    match o {
-                        InterfaceDescriptionOption::IfTsResol(v) => {
-                            units_per_sec = tsresol_units(*v)
-                        }
-                        InterfaceDescriptionOption::IfTsOffset(s) => offset_s = *s,
-                        _ => {}
-                    }
-                }
-                ifaces.push(Interface {
-                    link,
-                    units_per_sec,
-                    offset_s,
-                });
-            }
-            Block::EnhancedPacket(epb) => {
-                let record = cap.stats.records;
-                cap.stats.records += 1;
-                let Some(iface) = ifaces.get(epb.interface_id as usize) else {
-                    cap.stats.drop("unknown_interface");
-                    continue;
-                };
-                let raw_ts = u64::try_from(epb.timestamp.as_nanos()).unwrap_or(u64::MAX);
-                let Some(ts) = ng_ts(iface, raw_ts) else {
-                    cap.stats.drop("bad_timestamp_resolution");
-                    continue;
-                };
-                let cut = epb.original_len as usize > epb.data.len();
-                decode_record(iface.link, &epb.data, ts, record, cut, cap);
-            }
-            Block::Packet(pb) => {
-                let record = cap.stats.records;
-                cap.stats.records += 1;
-                let Some(iface) = ifaces.get(usize::from(pb.interface_id)) else {
-                    cap.stats.drop("unknown_interface");
-                    continue;
-                };
-                let Some(ts) = ng_ts(iface, pb.timestamp) else {
-                    cap.stats.drop("bad_timestamp_resolution");
-                    continue;
-                };
-                let cut = pb.original_len as usize > pb.data.len();
-                decode_record(iface.link, &pb.data, ts, record, cut, cap);
-            }
-            Block::SimplePacket(_) => {
-                cap.stats.records += 1;
-                cap.stats.drop("no_timestamp_simple_packet_block");
-            }
-            _ => {}
+        Block::EnhancedPacket(epb) => {
+            let record = stats.records;
+            stats.records += 1;
+            let Some(iface) = ifaces.get(epb.interface_id as usize) else {
+                stats.drop("unknown_interface");
+                return None;
+            };
+            let raw_ts = u64::try_from(epb.timestamp.as_nanos()).unwrap_or(u64::MAX);
+            let Some(ts) = ng_ts(iface, raw_ts) else {
+                stats.drop("bad_timestamp_resolution");
+                return None;
+            };
+            let cut = epb.original_len as usize > epb.data.len();
+            return decode_record(iface.link, &epb.data, ts, record, cut, stats);
         }
+        Block::Packet(pb) => {
+            let record = stats.records;
+            stats.records += 1;
+            let Some(iface) = ifaces.get(usize::from(pb.interface_id)) else {
+                stats.drop("unknown_interface");
+                return None;
+            };
+            let Some(ts) = ng_ts(iface, pb.timestamp) else {
+                stats.drop("bad_timestamp_resolution");
+                return None;
+            };
+            let cut = pb.original_len as usize > pb.data.len();
+            return decode_record(iface.link, &pb.data, ts, record, cut, stats);
+        }
+        Block::SimplePacket(_) => {
+            stats.records += 1;
+            stats.drop("no_timestamp_simple_packet_block");
+        }
+        _ => {}
     }
+    None
 }
 
 fn read_u32(b: &[u8], big: bool) -> Option<u32> {
@@ -346,26 +569,36 @@ fn sliced(link: u32, data: &[u8]) -> Result<LaxSlicedPacket<'_>, &'static str> {
     }
 }
 
-fn decode_record(link: u32, data: &[u8], ts_ns: u64, record: u64, cut: bool, cap: &mut Capture) {
+fn decode_record(
+    link: u32,
+    data: &[u8],
+    ts_ns: u64,
+    record: u64,
+    cut: bool,
+    stats: &mut CaptureStats,
+) -> Option<TcpPacket> {
     match decode(link, data) {
         Ok((src, dst, seg, payload_len, checksum_ok, incomplete)) => {
-            cap.stats.tcp_packets += 1;
+            stats.tcp_packets += 1;
             if !checksum_ok {
-                cap.stats.checksum_errors += 1;
+                stats.checksum_errors += 1;
             }
             if cut || incomplete {
-                cap.stats.snaplen_cut += 1;
+                stats.snaplen_cut += 1;
             }
-            cap.packets.push(TcpPacket {
+            Some(TcpPacket {
                 ts_ns,
                 src,
                 dst,
                 seg,
                 payload_len,
                 record,
-            });
+            })
         }
-        Err(reason) => cap.stats.drop(reason),
+        Err(reason) => {
+            stats.drop(reason);
+            None
+        }
     }
 }
 

@@ -17,7 +17,7 @@ use std::net::IpAddr;
 use std::time::Duration;
 use thinlab_tcp::wire::{emit_ipv4, emit_ipv6, Flags, Segment};
 use thinlab_trace::flows::analyze;
-use thinlab_trace::pcap::{read_capture, Capture};
+use thinlab_trace::pcap::{read_capture, Capture, CaptureReader, MAX_RECORD};
 
 type Pkt = (u64, IpAddr, IpAddr, Segment);
 
@@ -371,6 +371,7 @@ fn truncation_at_every_byte_offset_stops_cleanly() {
         let mut clean_cuts = 0;
         for cut in 0..data.len() {
             let r = read_capture(&data[..cut]);
+            same(&r, &streamed(&data[..cut], 1 + cut % 7, 3), cut);
             assert!(r.stats.records <= n);
             match r.stats.stopped_at {
                 Some(at) => {
@@ -384,6 +385,105 @@ fn truncation_at_every_byte_offset_stops_cleanly() {
         // Only cuts exactly between records (and after the file header) read cleanly.
         assert!(clean_cuts <= n as usize + 1, "{clean_cuts}");
     }
+}
+
+/// Reads `data` through a [`CaptureReader`] asking for `chunk` bytes at a time from a source
+/// that returns at most `dribble` bytes per `read` call.
+fn streamed(data: &[u8], chunk: usize, dribble: usize) -> Capture {
+    struct Dribble<'a>(&'a [u8], usize);
+    impl std::io::Read for Dribble<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.1).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+    let mut r = CaptureReader::with_chunk(Dribble(data, dribble), chunk);
+    let packets = r.by_ref().collect();
+    Capture {
+        packets,
+        stats: r.finish(),
+    }
+}
+
+fn same(a: &Capture, b: &Capture, what: impl std::fmt::Debug) {
+    assert_eq!(a.stats, b.stats, "{what:?}");
+    assert_eq!(a.packets, b.packets, "{what:?}");
+}
+
+#[test]
+fn streaming_in_any_chunk_size_reads_the_same() {
+    let (c, s) = v4();
+    let (snd, _) = thin_stream(c, s, 0xffff_ff00);
+    for data in [pcap(Link::Ethernet, &snd, false), pcapng(Link::Sll, &snd)] {
+        let whole = read_capture(&data);
+        clean(&whole);
+        assert!(whole.packets.len() > 20);
+        for chunk in [1, 2, 3, 5, 24, 100, 1 << 20] {
+            for dribble in [1, 7, usize::MAX] {
+                same(&whole, &streamed(&data, chunk, dribble), (chunk, dribble));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_record_longer_than_the_limit_stops_reading_there() {
+    // A pcap header with a 4 GiB snap length, then a record claiming 0xffff_fff0 bytes, then
+    // more bytes than the limit: the reader stops at the record instead of buffering it all.
+    let mut head = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    head.extend_from_slice(&u32::MAX.to_le_bytes());
+    head.extend_from_slice(&1u32.to_le_bytes());
+    head.extend_from_slice(&[0; 8]);
+    head.extend_from_slice(&0xffff_fff0u32.to_le_bytes());
+    head.extend_from_slice(&0xffff_fff0u32.to_le_bytes());
+    let body = std::io::Read::take(std::io::repeat(0), (MAX_RECORD + (8 << 20)) as u64);
+    let mut r = CaptureReader::new(std::io::Read::chain(&head[..], body));
+    assert_eq!(r.by_ref().count(), 0);
+    let st = r.finish();
+    assert_eq!(st.stopped_at, Some(24), "{st:?}");
+    assert!(
+        st.stop_reason.as_deref().unwrap().contains("longer than"),
+        "{st:?}"
+    );
+    assert_eq!(
+        st.bytes,
+        head.len() as u64 + (MAX_RECORD + (8 << 20)) as u64
+    );
+}
+
+#[test]
+fn a_read_error_stops_reading_and_keeps_what_came_before() {
+    let (c, s) = v4();
+    let (snd, _) = thin_stream(c, s, 5);
+    let data = pcap(Link::Raw, &snd, true);
+    let whole = read_capture(&data);
+    struct Failing<'a>(&'a [u8]);
+    impl std::io::Read for Failing<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(std::io::Error::other("disk on fire"));
+            }
+            let n = buf.len().min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+    // Cut inside the 6th record: the first five come out, the stop names the 6th's offset.
+    let cut = data.len() / 2;
+    let prefix = read_capture(&data[..cut]);
+    let mut r = CaptureReader::with_chunk(Failing(&data[..cut]), 10);
+    let got: Vec<_> = r.by_ref().collect();
+    let st = r.finish();
+    assert_eq!(got, prefix.packets);
+    assert!(!got.is_empty() && got.len() < whole.packets.len());
+    assert_eq!(st.stopped_at, prefix.stats.stopped_at);
+    assert!(
+        st.stop_reason.as_deref().unwrap().contains("disk on fire"),
+        "{st:?}"
+    );
 }
 
 #[test]
@@ -426,6 +526,7 @@ proptest! {
         if let Some(at) = r.stats.stopped_at {
             prop_assert!(at <= data.len() as u64);
         }
+        same(&r, &streamed(&data, 1 + data.len() % 61, 13), "corrupted");
         let _ = analyze(&r.packets, Some(&r.packets));
     }
 }
