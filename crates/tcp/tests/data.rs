@@ -314,3 +314,32 @@ fn every_data_segment_is_reported_as_arrived() {
     assert_eq!(delivered, 1);
     assert_eq!(ep.stats().dropped_out_of_window, 1);
 }
+
+#[test]
+fn dupacks_keep_their_window_when_the_application_reads_between_them() {
+    // Linux __tcp_select_window: the offer moves in rcv_mss steps, so reading 300 bytes
+    // between two out-of-order arrivals does not change the window of the second dupACK
+    // (a byte-exact window would grow by 300 and the sender would not count it, RFC 5681 §2)
+    let (mut ep, p) = client(cfg(), mss_opts(1000), ms(10));
+    ep.handle_segment(ms(20), p.data(0, 300));
+    ep.handle_segment(ms(20), p.data(300, 500));
+    drain(&mut ep, ms(20));
+    ep.handle_segment(ms(30), p.data(1000, 100));
+    let a = drain(&mut ep, ms(30));
+    assert_eq!(a.len(), 1);
+    assert_eq!(ep.read().map(|b| b.len()), Some(300));
+    ep.handle_segment(ms(40), p.data(1100, 100));
+    let b = drain(&mut ep, ms(40));
+    assert_eq!(b.len(), 1);
+    assert_eq!(a[0].ack, b[0].ack, "both are duplicate ACKs");
+    assert_eq!(a[0].window, b[0].window, "the window field is unchanged");
+    // once the free space is a whole MSS estimate (536, nothing measured above it) beyond
+    // the offer, the window moves, to a multiple of that estimate
+    ep.handle_segment(ms(50), p.data(800, 200));
+    drain(&mut ep, ms(50));
+    while ep.read().is_some() {}
+    ep.handle_segment(ms(60), p.data(1300, 100));
+    let c = drain(&mut ep, ms(60));
+    assert!(c[0].window > b[0].window, "{} vs {}", c[0].window, b[0].window);
+    assert_eq!(c[0].window % 536, 0);
+}

@@ -94,6 +94,10 @@ impl DelayedAck {
     pub fn quick(&self) -> u32 {
         self.quick
     }
+    /// The receiver's estimate of the peer's segment size (Linux `icsk_ack.rcv_mss`).
+    pub fn rcv_mss(&self) -> u32 {
+        self.rcv_mss
+    }
     pub fn pingpong(&self) -> bool {
         self.pingpong
     }
@@ -112,6 +116,10 @@ impl DelayedAck {
     ) -> AckDecision {
         self.unacked_segs += 1;
         self.unacked_bytes += new_bytes;
+        // tcp_measure_rcv_mss, in every model: window selection rounds to this estimate
+        if len as u32 >= self.rcv_mss {
+            self.rcv_mss = (len as u32).min(self.max_mss);
+        }
         match self.model {
             DelayedAckModel::Off => AckDecision::Now,
             DelayedAckModel::FreeBsd6 => {

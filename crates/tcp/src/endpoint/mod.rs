@@ -29,6 +29,7 @@ pub mod options;
 mod output;
 pub mod reassembly;
 mod rdb_hooks;
+pub mod select_window;
 pub mod send_queue;
 mod rack_tlp_hooks;
 mod thin_hooks;
@@ -118,6 +119,8 @@ pub struct Endpoint {
     fin_rcvd: bool,
     /// Right edge of the window we last advertised (peer offsets).
     rcv_adv: u64,
+    /// The window we last advertised (Linux `tp->rcv_wnd`; `select_window.rs` hysteresis).
+    rcv_wnd: u64,
     ack_now: bool,
     delack: DelayedAck,
     ts_recent: u32,
@@ -170,6 +173,7 @@ impl Endpoint {
             fin_at: None,
             fin_rcvd: false,
             rcv_adv: 0,
+            rcv_wnd: 0,
             ack_now: false,
             delack: DelayedAck::new(cfg.delayed_ack, cfg.delayed_ack_timeout, cfg.mss),
             ts_recent: 0,
@@ -226,7 +230,7 @@ impl Endpoint {
         // Receiver window update (Linux tcp_cleanup_rbuf): if the advertised window is at most
         // half the maximum and reading at least doubled it, tell the peer at once.
         let cur = self.rcv_adv.saturating_sub(self.rcv_nxt_seq());
-        let new = self.rcv_window();
+        let new = self.select_window();
         if self.is_synchronized()
             && cur * 2 <= self.max_rcv_window()
             && new >= 2 * cur
@@ -456,6 +460,18 @@ impl Endpoint {
     /// Free receive space we could advertise now.
     fn rcv_window(&self) -> u64 {
         (self.cfg.recv_buffer.saturating_sub(self.rcv.buffered()) as u64).min(self.max_rcv_window())
+    }
+
+    /// The window Linux would offer now (`__tcp_select_window`, `select_window.rs`).
+    fn select_window(&self) -> u64 {
+        select_window::linux_select(&select_window::WindowInput {
+            free_space: self.rcv_window(),
+            allowed_space: self.cfg.recv_buffer as u64,
+            window_clamp: self.max_rcv_window(),
+            rcv_mss: self.delack.rcv_mss() as u64,
+            wscale: self.neg.rcv_wscale,
+            rcv_wnd: self.rcv_wnd,
+        })
     }
 
     fn on_rto_timer(&mut self, now: Instant) {

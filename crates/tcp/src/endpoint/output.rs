@@ -12,6 +12,7 @@
 //! The TLP probe (`rack_tlp_hooks.rs`) goes before retransmissions and new data.
 
 use super::options::ts_clock;
+use super::select_window;
 use super::timers::TimerKind;
 use super::{Endpoint, State};
 use crate::cc::CongestionControl;
@@ -94,6 +95,7 @@ impl Endpoint {
         }
         let window = self.rcv_window().min(0xffff);
         self.rcv_adv = self.rcv_adv.max(window);
+        self.rcv_wnd = window;
         let seg = Segment {
             src_port: self.local_port,
             dst_port: self.remote_port,
@@ -200,12 +202,16 @@ impl Endpoint {
         }
     }
 
-    /// Our window field (never shrinking the right edge, RFC 9293 §3.8.6.2.2).
+    /// Our window field: Linux's window selection (`select_window.rs`), never shrinking the
+    /// right edge (RFC 9293 §3.8.6.2.2).
     fn window_field(&mut self) -> u16 {
         let nxt = self.rcv.rcv_nxt;
-        let right = (nxt + self.rcv_window()).max(self.rcv_adv);
-        let field = ((right - nxt) >> self.neg.rcv_wscale).min(0xffff);
-        self.rcv_adv = self.rcv_adv.max(nxt + (field << self.neg.rcv_wscale));
+        let ws = self.neg.rcv_wscale;
+        let cur = self.rcv_adv.saturating_sub(nxt);
+        let wnd = select_window::never_shrink(self.select_window(), cur, ws);
+        let field = (wnd >> ws).min(0xffff);
+        self.rcv_wnd = field << ws;
+        self.rcv_adv = self.rcv_adv.max(nxt + (field << ws));
         field as u16
     }
 
