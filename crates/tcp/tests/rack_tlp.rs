@@ -39,29 +39,38 @@ fn rto_count(evs: &[Event]) -> usize {
 // TLP
 
 #[test]
-fn tlp_one_segment_outstanding_waits_two_srtt_plus_rto_min() {
-    // rto_min 10 ms keeps the RTO (SRTT + 4·mdev = 300 ms) above the PTO (2·100 + 10 = 210 ms)
+fn tlp_one_segment_allowance_is_200ms_not_rto_min() {
+    // rto_min 10 ms: RTO = SRTT + 4·mdev = 300 ms. The worst-case delayed-ACK allowance is
+    // RFC 8985's fixed 200 ms (Linux TCP_RTO_MIN), not rto_min: the PTO 2·100 + 200 = 400 ms
+    // exceeds the RTO, so the probe fires at the RTO deadline (1300), not at 2·100 + 10 = 1210
     let (mut ep, p) = start(rt(10, true, false));
     send(&mut ep, ms(1000), 100, 1);
-    assert_eq!(ep.timer(TimerKind::Tlp), Some(ms(1210)));
+    assert_eq!(ep.timer(TimerKind::Tlp), Some(ms(1300)));
     assert_eq!(ep.timer(TimerKind::Rto), Some(ms(1300)));
     events(&mut ep);
-    assert!(run_until(&mut ep, ms(1209)).is_empty());
-    let out = run_until(&mut ep, ms(1210));
+    assert!(run_until(&mut ep, ms(1299)).is_empty());
+    let out = run_until(&mut ep, ms(1300));
     assert_eq!(out.len(), 1);
-    assert_eq!(out[0].0, ms(1210));
+    assert_eq!(out[0].0, ms(1300));
     assert_data(&p, &out[0].1, 0, 100);
-    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::Tlp]);
+    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::Tlp], "the probe goes first");
     assert_eq!(ep.stats().retransmissions_tlp, 1);
     // the RTO runs from the probe (Linux tcp_send_loss_probe, tcp_rearm_rto)
-    assert_eq!(ep.timer(TimerKind::Rto), Some(ms(1210) + ep.rto()));
+    assert_eq!(ep.timer(TimerKind::Rto), Some(ms(1300) + ep.rto()));
     assert_eq!(ep.timer(TimerKind::Tlp), None, "one probe per episode");
 }
 
 #[test]
 fn tlp_one_segment_linux_constants_when_the_rto_is_longer() {
-    // a 600 ms RTT sample inflates mdev: RTO = SRTT + 4·mdev exceeds 2·SRTT + 200 ms
-    let (mut ep, mut p) = start(rt(200, true, false));
+    for rto_min in [200, 10] {
+        tlp_one_segment_linux_constants(rto_min);
+    }
+}
+
+fn tlp_one_segment_linux_constants(rto_min: u64) {
+    // a 600 ms RTT sample inflates mdev: RTO = SRTT + 4·mdev exceeds 2·SRTT + 200 ms, and the
+    // 200 ms does not depend on rto_min
+    let (mut ep, mut p) = start(rt(rto_min, true, false));
     send(&mut ep, ms(1000), 100, 1);
     ep.handle_segment(ms(1600), p.ack(100));
     let srtt = ep.srtt().unwrap();

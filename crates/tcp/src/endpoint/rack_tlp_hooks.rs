@@ -171,13 +171,7 @@ impl Endpoint {
             self.timers.stop(TimerKind::Tlp);
             return;
         }
-        let at = tlp::pto(
-            now,
-            self.rtt.srtt(),
-            self.snd.packets_out(),
-            self.cfg.rto_min,
-            self.timers.get(TimerKind::Rto),
-        );
+        let at = tlp::pto(now, self.rtt.srtt(), self.snd.packets_out(), self.timers.get(TimerKind::Rto));
         self.timers.set(TimerKind::Tlp, at);
     }
 

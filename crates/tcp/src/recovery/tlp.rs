@@ -6,8 +6,10 @@
 //! the Open state (not in fast recovery nor after an RTO), and no probe of this episode
 //! outstanding. The probe timeout is
 //!
-//! - `2·SRTT + rto_min` with exactly one segment outstanding (the receiver may be holding its
-//!   ACK for the delayed-ACK timer, RFC 8985's WCDelAckT; Linux uses `tcp_rto_min`, 200 ms),
+//! - `2·SRTT + WCDelAckT` with exactly one segment outstanding: the receiver may be holding its
+//!   ACK for the delayed-ACK timer; RFC 8985 §7.2 fixes the worst-case delayed-ACK time at
+//!   200 ms and Linux adds the constant `TCP_RTO_MIN` (200 ms, = `TCP_DELACK_MAX`), not the
+//!   profile's configurable `rto_min`, so a lowered `rto_min` does not shorten the allowance,
 //! - `2·SRTT + 2 ms` (Linux `TCP_TIMEOUT_MIN`, 2 jiffies) with more than one,
 //! - 1 s (Linux `TCP_TIMEOUT_INIT`) without an RTT sample,
 //!
@@ -30,6 +32,9 @@
 use crate::time::Instant;
 use std::time::Duration;
 
+/// Added to 2·SRTT when exactly one segment is outstanding: RFC 8985 WCDelAckT, Linux's
+/// constant `TCP_RTO_MIN` / `TCP_DELACK_MAX`.
+pub const WC_DEL_ACK_T: Duration = Duration::from_millis(200);
 /// Added to 2·SRTT when more than one segment is outstanding (Linux `TCP_TIMEOUT_MIN`).
 pub const PTO_MIN_EXTRA: Duration = Duration::from_millis(2);
 /// The probe timeout before any RTT sample (Linux `TCP_TIMEOUT_INIT`, RFC 8985 §7.2).
@@ -41,23 +46,17 @@ pub fn may_arm(sack: bool, packets_out: u32, open: bool, probe_outstanding: bool
 }
 
 /// The probe timeout as a duration from the moment of arming.
-pub fn pto_duration(srtt: Option<Duration>, packets_out: u32, rto_min: Duration) -> Duration {
+pub fn pto_duration(srtt: Option<Duration>, packets_out: u32) -> Duration {
     match srtt {
         None => PTO_NO_SAMPLE,
-        Some(s) if packets_out == 1 => 2 * s + rto_min,
+        Some(s) if packets_out == 1 => 2 * s + WC_DEL_ACK_T,
         Some(s) => 2 * s + PTO_MIN_EXTRA,
     }
 }
 
 /// The probe deadline: `now + pto_duration(..)`, capped by the RTO deadline if one is armed.
-pub fn pto(
-    now: Instant,
-    srtt: Option<Duration>,
-    packets_out: u32,
-    rto_min: Duration,
-    rto_deadline: Option<Instant>,
-) -> Instant {
-    let at = now + pto_duration(srtt, packets_out, rto_min);
+pub fn pto(now: Instant, srtt: Option<Duration>, packets_out: u32, rto_deadline: Option<Instant>) -> Instant {
+    let at = now + pto_duration(srtt, packets_out);
     match rto_deadline {
         Some(r) if r < at => r.max(now),
         _ => at,
@@ -98,15 +97,15 @@ mod tests {
 
     #[test]
     fn pto_formula() {
-        let rmin = ms(200);
-        assert_eq!(pto_duration(Some(ms(100)), 1, rmin), ms(400));
-        assert_eq!(pto_duration(Some(ms(100)), 2, rmin), ms(202));
-        assert_eq!(pto_duration(None, 3, rmin), ms(1000));
+        assert_eq!(pto_duration(Some(ms(100)), 1), ms(400));
+        assert_eq!(pto_duration(Some(ms(30)), 1), ms(260), "WCDelAckT is 200 ms whatever the RTT");
+        assert_eq!(pto_duration(Some(ms(100)), 2), ms(202));
+        assert_eq!(pto_duration(None, 3), ms(1000));
         let now = Instant::from_millis(1000);
-        assert_eq!(pto(now, Some(ms(100)), 2, rmin, None), Instant::from_millis(1202));
-        assert_eq!(pto(now, Some(ms(100)), 1, rmin, Some(Instant::from_millis(1300))), Instant::from_millis(1300));
-        assert_eq!(pto(now, Some(ms(100)), 2, rmin, Some(Instant::from_millis(1300))), Instant::from_millis(1202));
-        assert_eq!(pto(now, Some(ms(100)), 2, rmin, Some(Instant::from_millis(900))), now);
+        assert_eq!(pto(now, Some(ms(100)), 2, None), Instant::from_millis(1202));
+        assert_eq!(pto(now, Some(ms(100)), 1, Some(Instant::from_millis(1300))), Instant::from_millis(1300));
+        assert_eq!(pto(now, Some(ms(100)), 2, Some(Instant::from_millis(1300))), Instant::from_millis(1202));
+        assert_eq!(pto(now, Some(ms(100)), 2, Some(Instant::from_millis(900))), now);
     }
 
     #[test]
