@@ -187,3 +187,21 @@ fn ack_for_unsent_data_is_answered_and_dropped() {
     assert_eq!(ep.stats().dropped_bad_ack, 1);
     assert_eq!(ep.bytes_unacked(), 0);
 }
+
+#[test]
+fn data_and_fin_acked_to_the_data_end_retransmits_only_the_fin() {
+    let (mut ep, mut p) = client(cfg(), mss_opts(1000), ms(10));
+    ep.write(ms(20), b"last words").unwrap();
+    ep.close(ms(20));
+    let out = drain(&mut ep, ms(20));
+    assert!(out[0].flags.fin());
+    assert_data(&p, &out[0], 0, 10);
+    // the peer acknowledges the data but not the FIN (it lost nothing; its FIN ACK is lost)
+    ep.handle_segment(ms(30), p.ack(10));
+    assert_eq!(ep.state(), State::FinWait1);
+    let out = run_until(&mut ep, ms(5000));
+    let first = &out[0].1;
+    assert!(first.flags.fin(), "the FIN is retransmitted");
+    assert!(first.payload.is_empty(), "without the acknowledged data: {} bytes", first.payload.len());
+    assert_eq!(p.off(first.seq), 10);
+}

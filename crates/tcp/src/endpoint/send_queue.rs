@@ -287,9 +287,11 @@ impl SendQueue {
                 }
                 sum.segments += 1;
             } else {
-                if front.start < ack && ack < front.end {
-                    // partial ACK of a segment: trim the acked bytes off its front
+                if front.start < ack && ack < front.seq_end() {
+                    // partial ACK of a segment: trim the acked bytes off its front (for a
+                    // data+FIN segment acked up to its data end, all of its data: the FIN stays)
                     let f = self.rtx.front_mut().expect("front exists");
+                    let ack = ack.min(f.end);
                     let cut = (ack - f.start) as usize;
                     f.payload = f.payload.slice(cut..);
                     f.start = ack;
@@ -360,6 +362,21 @@ mod tests {
         let s = q.ack(200);
         assert!(s.retransmitted_acked);
         assert_eq!(s.karn_sent_at, None);
+    }
+
+    #[test]
+    fn data_and_fin_acked_up_to_the_data_end_keeps_only_the_fin() {
+        let mut q = SendQueue::new(1000);
+        q.write(&[5u8; 100]);
+        q.fin_queued = true;
+        q.push_new(Instant::ZERO, 100, true);
+        let s = q.ack(100);
+        assert_eq!(s.segments, 0);
+        let f = q.front().expect("the FIN is still outstanding");
+        assert_eq!((f.start, f.end, f.payload.len(), f.fin), (100, 100, 0, true));
+        assert_eq!((q.una, q.fin_acked), (100, false));
+        q.ack(101);
+        assert!(q.is_empty() && q.fin_acked);
     }
 
     #[test]
