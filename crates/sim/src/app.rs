@@ -8,10 +8,12 @@
 //! - `bulk`: no discrete writes; the simulator keeps the send buffer full through
 //!   [`Source::bulk_budget`], up to `bytes` (then close) or unbounded until the stop time;
 //! - `trace`: the writes of a trace file ([`crate::trace_source`]), each at establishment +
-//!   its offset.
+//!   its offset;
+//! - `profile`: an application of seed 000 Table 2.1 ([`crate::app_profiles`]): first write at
+//!   start, sizes and gaps drawn (size first, then gap) from the row's fitted distributions.
 //!
-//! Time-bounded sources (fixed, exponential, cbr, trace, unbounded bulk) generate from the moment the
-//! connection is established until `stop`, the scenario's `duration`; finite sources
+//! Time-bounded sources (fixed, exponential, cbr, trace, profile, unbounded bulk) generate from
+//! the moment the connection is established until `stop`, the scenario's `duration`; finite sources
 //! (transfer, bulk with `bytes`) write all their bytes whatever the duration.
 
 use crate::rng::Rng;
@@ -30,11 +32,18 @@ pub struct Source {
     /// Trace sources: establishment time (offsets are relative to it) and next write's index.
     trace_base: u64,
     trace_next: usize,
+    /// Profile sources: the fitted distributions (fitted once, at construction).
+    profile: Option<crate::app_profiles::Profile>,
 }
 
 impl Source {
     pub fn new(app: App, rng: Rng, stop_ns: u64) -> Source {
+        let profile = match &app {
+            App::Profile { name } => crate::app_profiles::profile(name),
+            _ => None,
+        };
         Source {
+            profile,
             app,
             rng,
             stop: stop_ns,
@@ -134,6 +143,17 @@ impl Source {
                 let g = Exp::new(1.0 / mean_ns).map_or(mean_ns, |d| d.sample(&mut self.rng));
                 g.round().min(1e18) as u64
             }
+            App::Profile { .. } => match &self.profile {
+                Some(p) => {
+                    write(p.sample_payload(&mut self.rng));
+                    p.sample_gap_ns(&mut self.rng)
+                }
+                None => {
+                    // Unknown names are rejected at validation.
+                    self.finished = true;
+                    return None;
+                }
+            },
             App::Bulk { .. } | App::Transfer { .. } | App::Trace { .. } => {
                 self.finished = true;
                 return None;

@@ -22,6 +22,7 @@
 //! ```
 
 pub mod app;
+pub mod app_profiles;
 pub mod error;
 pub mod event;
 pub mod features;

@@ -118,6 +118,9 @@ pub enum App {
     Trace {
         writes: crate::trace_source::TraceWrites,
     },
+    /// An application profile of seed 000 Table 2.1 ([`crate::app_profiles`]): payload sizes
+    /// and gaps drawn from the distributions fitted to the table's row `name`.
+    Profile { name: String },
 }
 
 impl App {
@@ -561,7 +564,22 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
         }
         "profile" => {
             features::check(Feature::AppProfile, &key("kind"), "\"profile\"")?;
-            unreachable_kind(&key("kind"))?
+            let name = a
+                .name
+                .ok_or_else(|| missing("name", "an application profile name"))?;
+            if crate::app_profiles::profile(&name).is_none() {
+                let known = crate::app_profiles::names()
+                    .iter()
+                    .map(|n| format!("\"{n}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(ScenarioError::invalid(
+                    key("name"),
+                    format!("\"{name}\""),
+                    format!("one of {known} (the TCP rows of seed 000 Table 2.1)"),
+                ));
+            }
+            App::Profile { name }
         }
         "trace" => {
             features::check(Feature::AppTrace, &key("kind"), "\"trace\"")?;
@@ -588,6 +606,10 @@ fn check_write_count(prefix: &str, app: &App, active: Duration) -> Result<(), Sc
     let (key, interval_ns) = match *app {
         App::Fixed { interval, .. } => ("interval", interval.as_nanos()),
         App::Exponential { mean_interval, .. } => ("interval", mean_interval.as_nanos()),
+        App::Profile { ref name } => (
+            "name",
+            crate::app_profiles::profile(name).map_or(1, |p| (p.row.iat_avg_ms * 1e6) as u128),
+        ),
         App::Cbr {
             rate,
             payload_bytes,
