@@ -17,6 +17,29 @@ pub enum Command {
     Run(RunArgs),
     /// Analyse real captures: a sender-side pcap/pcapng and optionally a receiver-side one.
     Analyze(AnalyzeArgs),
+    /// Reproduce a study of the seed documents and write a report beside the papers' numbers:
+    /// evensen-lab, evensen-apps, hurtig, yin, or all.
+    Reproduce(ReproduceArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// The study: evensen-lab, evensen-apps, hurtig, yin, or all.
+    pub name: String,
+    /// Output directory [default: results/reproduce/<study>/; with `all`, one subdirectory
+    /// per study].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Shorter runs and fewer points: minutes instead of the full study; the qualitative
+    /// checks still hold.
+    #[arg(long)]
+    pub quick: bool,
+    /// Runs in parallel [default: available cores].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// No progress bars and no verdict table.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]

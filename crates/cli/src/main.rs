@@ -1,7 +1,7 @@
 //! `thinlab`: runs scenarios in the simulator and writes results (shared/notes/interface.md).
 //!
 //! Modules: [`args`] (command line), [`analyze`] (the `analyze` command), [`paths`] (dotted-path `--set` overrides), [`sweep`]
-//! (`[sweep]` expansion), [`run`] (the `run` command), [`runner`] (parallel runs),
+//! (`[sweep]` expansion), [`run`] (the `run` command), [`reproduce`] (the `reproduce` command: the seeds' studies), [`runner`] (parallel runs),
 //! [`progress`] (progress bar), [`output`] (result files), [`table`] (stdout summary),
 //! [`error`] (exit codes: 2 for bad input, 1 otherwise).
 
@@ -11,6 +11,7 @@ mod error;
 mod output;
 mod paths;
 mod progress;
+mod reproduce;
 mod run;
 mod runner;
 mod sweep;
@@ -26,6 +27,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         args::Command::Run(a) => run::run(a),
         args::Command::Analyze(a) => analyze::analyze(a),
+        args::Command::Reproduce(a) => reproduce::reproduce(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

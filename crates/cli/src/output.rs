@@ -218,7 +218,7 @@ impl Results<'_> {
         fs::write(path, text).with_context(|| format!("writing {}", path.display()))
     }
 
-    fn write_runs_csv(&self, path: &Path) -> Result<()> {
+    pub fn write_runs_csv(&self, path: &Path) -> Result<()> {
         let mut w =
             csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
         let param_keys: Vec<&str> = self.configs.first().map_or(Vec::new(), |c| {

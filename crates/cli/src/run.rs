@@ -9,7 +9,7 @@ use crate::paths::{parse_assignment, set_path};
 use crate::progress::Progress;
 use crate::runner;
 use crate::sim::Scenario;
-use crate::sweep::{expand, take_sweep};
+use crate::sweep::{expand, take_sweep, Config};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -66,47 +66,28 @@ pub fn run(args: RunArgs) -> Result<()> {
             .map_err(|e| BadInput::new(format!("--set {key}: {e}")))?;
     }
     let fixed: Vec<String> = sets.iter().map(|(k, _)| k.clone()).collect();
-    let configs = expand(&take_sweep(&mut doc, &fixed)?);
-    let mut scenarios = Vec::with_capacity(configs.len());
-    for c in &configs {
-        let value = c.apply(&doc)?;
-        let where_ = if c.params.is_empty() {
-            path.display().to_string()
-        } else {
-            format!("{} with {}", path.display(), c.label())
-        };
-        scenarios
-            .push(Scenario::from_toml(value).with_context(|| format!("bad scenario {where_}"))?);
-    }
-    let name = scenarios
-        .first()
-        .map_or("scenario", |s| s.name.as_str())
-        .to_string();
-    let out = args.out.clone().unwrap_or_else(|| default_out(&name));
-    let mut jobs = runner::jobs(&scenarios);
+    let prepared = prepare(doc, &fixed, &path.display().to_string())?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(&prepared.name));
+    let mut jobs = runner::jobs(&prepared.scenarios);
     for j in &mut jobs {
-        if args.capture || scenarios[j.config].flows.iter().any(|f| f.capture) {
-            let label = clean_name(&configs[j.config].label());
+        if args.capture || prepared.scenarios[j.config].flows.iter().any(|f| f.capture) {
+            let label = clean_name(&prepared.configs[j.config].label());
             j.capture = Some(crate::sim::CaptureOptions {
-                dir: out.join("pcap").join(format!("{label}-rep{}", j.repetition)),
+                dir: out
+                    .join("pcap")
+                    .join(format!("{label}-rep{}", j.repetition)),
                 all_flows: args.capture,
             });
         }
     }
-    let threads = args
-        .jobs
-        .map(usize::from)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, jobs.len().max(1));
-    let total: Duration = jobs.iter().map(|j| scenarios[j.config].duration).sum();
-    let progress = Progress::new(total, jobs.len(), args.quiet);
-    let runs = runner::run_all(&scenarios, &jobs, threads, &progress);
-    progress.finish();
-    let runs = runs?;
+    let runs = execute(&prepared, &jobs, args.jobs.map(usize::from), args.quiet)?;
     let results = Results {
-        scenario: &name,
+        scenario: &prepared.name,
         overrides: &sets,
-        configs: &configs,
+        configs: &prepared.configs,
         runs: &runs,
     };
     results.write(&out)?;
@@ -118,13 +99,71 @@ pub fn run(args: RunArgs) -> Result<()> {
     Ok(())
 }
 
+/// A scenario document expanded into its sweep configurations, each validated.
+pub struct Prepared {
+    /// The scenario's `name`.
+    pub name: String,
+    pub configs: Vec<Config>,
+    /// One validated scenario per configuration.
+    pub scenarios: Vec<Scenario>,
+}
+
+/// Expands `doc`'s `[sweep]` (keys in `fixed` are left out of it) and validates every
+/// configuration before anything runs; `origin` names the document in error messages.
+pub fn prepare(mut doc: toml::Value, fixed: &[String], origin: &str) -> Result<Prepared> {
+    let configs = expand(&take_sweep(&mut doc, fixed)?);
+    let mut scenarios = Vec::with_capacity(configs.len());
+    for c in &configs {
+        let value = c.apply(&doc)?;
+        let where_ = if c.params.is_empty() {
+            origin.to_string()
+        } else {
+            format!("{origin} with {}", c.label())
+        };
+        scenarios
+            .push(Scenario::from_toml(value).with_context(|| format!("bad scenario {where_}"))?);
+    }
+    let name = scenarios
+        .first()
+        .map_or("scenario", |s| s.name.as_str())
+        .to_string();
+    Ok(Prepared {
+        name,
+        configs,
+        scenarios,
+    })
+}
+
+/// Runs `jobs` on `threads` worker threads (default: available cores) with a progress bar
+/// unless `quiet`; results in job order.
+pub fn execute(
+    prepared: &Prepared,
+    jobs: &[runner::Job],
+    threads: Option<usize>,
+    quiet: bool,
+) -> Result<Vec<runner::RunOutput>> {
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, jobs.len().max(1));
+    let total: Duration = jobs
+        .iter()
+        .map(|j| prepared.scenarios[j.config].duration)
+        .sum();
+    let progress = Progress::new(total, jobs.len(), quiet);
+    let runs = runner::run_all(&prepared.scenarios, jobs, threads, &progress);
+    progress.finish();
+    runs
+}
+
 /// `--set KEY=VALUE`. A key under `sweep.` names one sweep axis by its dotted key, so
 /// `--set sweep.flow.0.tcp.delayed_ack=[off]` replaces the file's
 /// `[sweep] "flow.0.tcp.delayed_ack" = [...]` instead of adding a second, nested axis.
-fn set_override(doc: &mut toml::Value, key: &str, value: toml::Value) -> Result<(), String> {
+pub fn set_override(doc: &mut toml::Value, key: &str, value: toml::Value) -> Result<(), String> {
     match key.strip_prefix("sweep.") {
         Some(axis) if !axis.is_empty() => {
-            let table = doc.as_table_mut().ok_or("the scenario must be a TOML table")?;
+            let table = doc
+                .as_table_mut()
+                .ok_or("the scenario must be a TOML table")?;
             let sweep = table
                 .entry("sweep")
                 .or_insert_with(|| toml::Value::Table(Default::default()));

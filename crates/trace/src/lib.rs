@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod pcap;
 pub mod plot;
 pub mod records;
+pub mod xy_plot;
 
 pub use metrics::{flow_metrics, latency_cdf, FlowMetrics, LatencyStats, Milestone, Origin};
 pub use records::{FlowRecorder, FlowRecords, PacketCounters, WriteRecord};

@@ -59,7 +59,7 @@ impl PlotSpec {
 #[error("drawing plot: {0}")]
 pub struct PlotError(String);
 
-fn err(e: impl std::fmt::Display) -> PlotError {
+pub(crate) fn err(e: impl std::fmt::Display) -> PlotError {
     PlotError(e.to_string())
 }
 
@@ -73,7 +73,7 @@ pub fn suggest_log_x(series: &[Series]) -> bool {
 }
 
 /// Ten colors that stay apart (matplotlib's "tab10").
-const COLORS: [RGBColor; 10] = [
+pub(crate) const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -236,7 +236,7 @@ impl Ctx<'_, '_> {
 
 /// Ticks of a log axis over `[lo, hi]`: labelled 1-2-5 steps per decade (only powers of ten
 /// beyond three decades), light grid lines at the other integer multiples.
-fn log_ticks(lo: f64, hi: f64) -> (Vec<f64>, Vec<f64>) {
+pub(crate) fn log_ticks(lo: f64, hi: f64) -> (Vec<f64>, Vec<f64>) {
     let (mut bold, mut light) = (Vec::new(), Vec::new());
     if !(lo > 0.0 && hi > lo && hi.is_finite()) {
         return (bold, light);
@@ -261,7 +261,7 @@ fn log_ticks(lo: f64, hi: f64) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// Tick labels without float noise: 0.001, 0.25, 40, 1200.
-fn format_tick(v: f64) -> String {
+pub(crate) fn format_tick(v: f64) -> String {
     let a = v.abs();
     let s = if a == 0.0 || a >= 100.0 {
         format!("{v:.0}")

@@ -1,0 +1,120 @@
+//! `thinlab reproduce NAME [--quick] [--out DIR]`: runs one study of
+//! shared/notes/reproduction-targets.md in the simulator and writes a Markdown report with
+//! SVG figures that puts our figures beside the seed's, claim by claim, each with a verdict.
+//!
+//! A study ([`Study`]) is a function that runs scenario documents through [`Ctx::run`] (the
+//! same preparation, validation and parallel runner as `thinlab run`) and returns a
+//! [`Report`]. Its scenarios are committed under `scenarios/reproduce/` so that any part can
+//! be rerun with `thinlab run`. `--quick` runs shorter and fewer points; the report's
+//! qualitative [`report::Check`]s are what CI asserts (`claims.json`).
+
+mod ctx;
+mod evensen_lab;
+mod figure;
+mod report;
+
+pub use ctx::{p, Ctx, Ran};
+pub use report::{Check, Claim, Report, Verdict};
+
+use crate::args::ReproduceArgs;
+use crate::error::BadInput;
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+
+/// A committed scenario file that a study runs, embedded at build time.
+pub struct ScenarioFile {
+    /// Its path in the repository (for the report's rerun commands).
+    pub path: &'static str,
+    pub text: &'static str,
+}
+
+/// One reproducible study.
+pub struct Study {
+    /// The name on the command line.
+    pub name: &'static str,
+    /// What it reproduces, for `--help`-like listings and the report title.
+    pub title: &'static str,
+    pub run: fn(&mut Ctx) -> Result<Report>,
+}
+
+/// Every study, in the order of reproduction-targets.md.
+pub fn studies() -> Vec<Study> {
+    vec![evensen_lab::study()]
+}
+
+fn names() -> String {
+    let mut n: Vec<&str> = studies().iter().map(|s| s.name).collect();
+    n.push("all");
+    n.join(", ")
+}
+
+pub fn reproduce(args: ReproduceArgs) -> Result<()> {
+    let all = studies();
+    let chosen: Vec<&Study> = if args.name == "all" {
+        all.iter().collect()
+    } else {
+        match all.iter().find(|s| s.name == args.name) {
+            Some(s) => vec![s],
+            None => {
+                return Err(BadInput::new(format!(
+                    "unknown study \"{}\": expected one of {}",
+                    args.name,
+                    names()
+                ))
+                .into())
+            }
+        }
+    };
+    let base = args.out.clone();
+    let mut failed = Vec::new();
+    for study in chosen {
+        let out = match (&base, args.name == "all") {
+            (Some(dir), false) => dir.clone(),
+            (Some(dir), true) => dir.join(study.name),
+            (None, _) => PathBuf::from("results/reproduce").join(study.name),
+        };
+        let mut ctx = Ctx::new(
+            args.quick,
+            out.clone(),
+            args.jobs.map(usize::from),
+            args.quiet,
+        );
+        if !args.quiet {
+            eprintln!(
+                "reproducing {} ({}){}",
+                study.name,
+                study.title,
+                if args.quick { ", quick" } else { "" }
+            );
+        }
+        let report = (study.run)(&mut ctx).with_context(|| format!("study {}", study.name))?;
+        let elapsed = ctx.elapsed_s();
+        report
+            .write(&out, study, &ctx, elapsed)
+            .with_context(|| format!("writing the report of {}", study.name))?;
+        if !args.quiet {
+            print!("{}", report.verdict_table());
+            println!(
+                "{}: {} runs in {elapsed:.1} s; report in {}",
+                study.name,
+                ctx.runs_done(),
+                out.join("report.md").display()
+            );
+        }
+        failed.extend(
+            report
+                .checks
+                .iter()
+                .filter(|c| !c.holds)
+                .map(|c| format!("{}: {}", study.name, c.what)),
+        );
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        anyhow::bail!(
+            "qualitative checks that do not hold:\n  {}",
+            failed.join("\n  ")
+        )
+    }
+}
