@@ -10,9 +10,11 @@
 //! - `trace`: the writes of a trace file ([`crate::trace_source`]), each at establishment +
 //!   its offset;
 //! - `profile`: an application of seed 000 Table 2.1 ([`crate::app_profiles`]): first write at
-//!   start, sizes and gaps drawn (size first, then gap) from the row's fitted distributions.
+//!   start, sizes and gaps drawn (size first, then gap) from the row's fitted distributions;
+//! - `http`: ns-2-style web pages ([`crate::app_http`]): first page at start, then page size
+//!   (Pareto II) and gap to the next page start (exponential), drawn in that order.
 //!
-//! Time-bounded sources (fixed, exponential, cbr, trace, profile, unbounded bulk) generate from
+//! Time-bounded sources (fixed, exponential, cbr, trace, profile, http, unbounded bulk) generate from
 //! the moment the connection is established until `stop`, the scenario's `duration`; finite sources
 //! (transfer, bulk with `bytes`) write all their bytes whatever the duration.
 
@@ -154,6 +156,10 @@ impl Source {
                     return None;
                 }
             },
+            App::Http(h) => {
+                write(h.sample_page(&mut self.rng));
+                h.sample_gap_ns(&mut self.rng)
+            }
             App::Bulk { .. } | App::Transfer { .. } | App::Trace { .. } => {
                 self.finished = true;
                 return None;

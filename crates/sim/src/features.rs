@@ -49,8 +49,7 @@ impl Feature {
 /// Whether the simulator and the TCP endpoint implement `f`. Flip entries here.
 pub fn implemented(f: Feature) -> bool {
     match f {
-        Feature::AppTrace | Feature::AppProfile => true,
-        Feature::AppHttp => false,
+        Feature::AppTrace | Feature::AppProfile | Feature::AppHttp => true,
         Feature::ProfileLinux => true,
         Feature::CcCubic | Feature::CcPert => true,
         Feature::Mechanism(m) => matches!(

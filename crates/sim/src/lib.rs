@@ -4,8 +4,9 @@
 //! link per direction shared by all flows (rate, propagation delay, drop-tail queue in packets
 //! or bytes, jitter that never reorders); optional per-flow access links; the loss models
 //! none, bernoulli, gilbert-elliott and positions; traffic sources fixed, exponential, cbr,
-//! bulk and transfer. Each random stream is seeded from (run seed, component), so the same seed
-//! gives the same [`RunResult`] and adding a flow does not change another flow's losses.
+//! bulk, transfer, trace, profile and http. Each random stream is seeded from (run seed,
+//! component), so the same seed gives the same [`RunResult`] and adding a flow does not change
+//! another flow's losses.
 //!
 //! ```no_run
 //! let s = thinlab_sim::Scenario::from_toml_str(r#"
@@ -22,6 +23,7 @@
 //! ```
 
 pub mod app;
+pub mod app_http;
 pub mod app_profiles;
 pub mod error;
 pub mod event;

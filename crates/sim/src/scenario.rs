@@ -121,6 +121,9 @@ pub enum App {
     /// An application profile of seed 000 Table 2.1 ([`crate::app_profiles`]): payload sizes
     /// and gaps drawn from the distributions fitted to the table's row `name`.
     Profile { name: String },
+    /// ns-2-style web background traffic ([`crate::app_http`]): Pareto II page sizes, one
+    /// write per page, exponential gaps between page starts.
+    Http(crate::app_http::Http),
 }
 
 impl App {
@@ -419,8 +422,8 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
         ("name", a.name.is_some()),
         ("file", a.file.is_some()),
         ("connection", a.connection.is_some()),
-        ("on", a.on.is_some()),
         ("off", a.off.is_some()),
+        ("shape", a.shape.is_some()),
     ];
     let allowed: &[&str] = match a.kind.as_str() {
         "fixed" | "exponential" => &["payload_bytes", "interval"],
@@ -429,7 +432,7 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
         "transfer" => &["writes", "write_bytes"],
         "profile" => &["name"],
         "trace" => &["file", "connection"],
-        "http" => &["on", "off"],
+        "http" => &["payload_bytes", "off", "shape"],
         other => {
             return Err(ScenarioError::invalid(
                 key("kind"),
@@ -593,7 +596,38 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
         }
         _ => {
             features::check(Feature::AppHttp, &key("kind"), "\"http\"")?;
-            unreachable_kind(&key("kind"))?
+            let d = crate::app_http::Http::default();
+            let mean_page_bytes = match a.payload_bytes {
+                None => d.mean_page_bytes,
+                Some(m) if m.is_finite() && (1.0..=1e12).contains(&m) => m,
+                Some(m) => {
+                    return Err(ScenarioError::invalid(
+                        key("payload_bytes"),
+                        m,
+                        "a mean page size of at least 1 byte (at most 1e12)",
+                    ))
+                }
+            };
+            let shape = match a.shape {
+                None => d.shape,
+                Some(x) if x.is_finite() && x > 1.0 && x <= 100.0 => x,
+                Some(x) => {
+                    return Err(ScenarioError::invalid(
+                        key("shape"),
+                        x,
+                        "a Pareto II shape in (1, 100] (the mean is infinite for shape ≤ 1)",
+                    ))
+                }
+            };
+            let mean_off = match a.off {
+                None => d.mean_off,
+                Some(_) => positive_dur("off", a.off)?,
+            };
+            App::Http(crate::app_http::Http {
+                mean_page_bytes,
+                shape,
+                mean_off,
+            })
         }
     })
 }
@@ -606,6 +640,7 @@ fn check_write_count(prefix: &str, app: &App, active: Duration) -> Result<(), Sc
     let (key, interval_ns) = match *app {
         App::Fixed { interval, .. } => ("interval", interval.as_nanos()),
         App::Exponential { mean_interval, .. } => ("interval", mean_interval.as_nanos()),
+        App::Http(h) => ("off", h.mean_off.as_nanos()),
         App::Profile { ref name } => (
             "name",
             crate::app_profiles::profile(name).map_or(1, |p| (p.row.iat_avg_ms * 1e6) as u128),
@@ -641,13 +676,4 @@ fn check_write_count(prefix: &str, app: &App, active: Duration) -> Result<(), Sc
         ));
     }
     Ok(())
-}
-
-/// A kind the feature gate lets through but this simulator version cannot build yet.
-fn unreachable_kind(key: &str) -> Result<App, ScenarioError> {
-    Err(ScenarioError::NotImplemented {
-        key: key.into(),
-        value: "(kind)".into(),
-        feature: "this app kind in the simulator".into(),
-    })
 }

@@ -112,11 +112,12 @@ pub struct RawApp {
     /// `trace` kind: `"A:P-B:P"` picks one connection of a pcap.
     #[serde(default)]
     pub connection: Option<String>,
-    /// `http` kind (later issue): on/off background traffic parameters.
-    #[serde(default)]
-    pub on: Option<DurationValue>,
+    /// `http` kind: mean time between the starts of two pages (`crate::app_http`).
     #[serde(default)]
     pub off: Option<DurationValue>,
+    /// `http` kind: Pareto II shape of the page sizes.
+    #[serde(default)]
+    pub shape: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

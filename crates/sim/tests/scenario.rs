@@ -553,25 +553,6 @@ fn not_implemented_values_come_from_the_gate() {
         assert_eq!(e.key(), key);
         assert!(e.to_string().contains("not implemented yet"));
     }
-    #[allow(clippy::single_element_loop)] // more kinds until every one is implemented
-    for (kind, extra) in [("http", ("on", "1s"))] {
-        let mut v = base();
-        set(
-            &mut v,
-            "flow.0.app",
-            value(&format!(
-                "x = {{ kind = \"{kind}\", {} = \"{}\" }}",
-                extra.0, extra.1
-            ))["x"]
-                .clone(),
-        );
-        let e = err_with(v);
-        assert!(
-            matches!(e, ScenarioError::NotImplemented { .. }),
-            "{kind}: {e}"
-        );
-        assert_eq!(e.key(), "flow.0.app.kind");
-    }
 }
 
 #[test]
