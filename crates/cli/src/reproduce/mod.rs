@@ -9,6 +9,7 @@
 //! qualitative [`report::Check`]s are what CI asserts (`claims.json`).
 
 mod ctx;
+mod evensen_apps;
 mod evensen_lab;
 mod figure;
 mod report;
@@ -39,7 +40,7 @@ pub struct Study {
 
 /// Every study, in the order of reproduction-targets.md.
 pub fn studies() -> Vec<Study> {
-    vec![evensen_lab::study()]
+    vec![evensen_lab::study(), evensen_apps::study()]
 }
 
 fn names() -> String {
