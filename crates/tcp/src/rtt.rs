@@ -243,6 +243,12 @@ impl RttEstimator {
         })
     }
 
+    /// A congestion-control RTT sample (Linux `ca_rtt_us`, `tcp_update_rtt_min`): only the
+    /// minimum RTT learns from it.
+    pub fn note_min_rtt(&mut self, rtt: Duration) {
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+    }
+
     pub fn min_rtt(&self) -> Option<Duration> {
         self.min_rtt
     }

@@ -281,14 +281,17 @@ fn receiver_delivers_only_the_new_bytes_of_a_bundle() {
 }
 
 #[test]
-fn a_bundle_that_repairs_a_loss_gives_the_true_rtt_sample() {
-    // 100 ms RTT; the write at 1000 is lost, the next one (1140) bundles it, and the ACK of
-    // both arrives at 1240: the sample is 100 ms (from the bundle), not 240 ms (Linux ca_rtt)
+fn a_bundle_that_repairs_a_loss_gives_the_true_ca_rtt_sample() {
+    // handshake RTT 100 ms, then the path's RTT is 80 ms. The write at 1000 is lost, the next
+    // one (1140) bundles it, and the ACK of both arrives at 1220. The RTO estimator takes the
+    // sample from the oldest segment (220 ms, Linux seq_rtt: it must cover ACK delays), the
+    // minimum RTT and congestion control take it from the newest (80 ms, Linux ca_rtt), not
+    // one write interval too high.
     let (mut ep, mut p) = client(rdb(RdbVariant::Seed), mss_opts(1000), ms(100));
-    assert_eq!(ep.rtt_latest(), Some(dur(100)), "handshake sample");
+    assert_eq!(ep.rtt_estimator().min_rtt(), Some(dur(100)), "handshake sample");
     one(&p, &write(&mut ep, ms(1000), 100), SendKind::New, 0, 100);
     one(&p, &write(&mut ep, ms(1140), 100), SendKind::Rdb, 0, 200);
-    ep.handle_segment(ms(1240), p.ack(200));
-    assert_eq!(ep.rtt_latest(), Some(dur(100)));
-    assert_eq!(ep.srtt(), Some(dur(100)), "the estimator is not inflated by the repair");
+    ep.handle_segment(ms(1220), p.ack(200));
+    assert_eq!(ep.rtt_latest(), Some(dur(220)));
+    assert_eq!(ep.rtt_estimator().min_rtt(), Some(dur(80)));
 }

@@ -71,6 +71,7 @@ impl Endpoint {
             sack::apply_blocks(&mut self.snd, &blocks);
         }
         let mut sample = None;
+        let mut ca_sample = None;
         if acked_new {
             let ts = if self.neg.timestamps {
                 seg.options.timestamps.and_then(|(_, ecr)| rto::ts_rtt(super::options::ts_clock(now), ecr))
@@ -78,6 +79,7 @@ impl Endpoint {
                 None
             };
             sample = rto::rtt_sample(now, &summary, ts);
+            ca_sample = rto::ca_rtt_sample(now, &summary, ts);
             if let (Some(at), Some((_, ecr)), true) =
                 (summary.last_retransmit_at, seg.options.timestamps, self.neg.timestamps)
             {
@@ -92,6 +94,9 @@ impl Endpoint {
                     self.rtt_seq = self.snd.nxt_seq();
                 }
                 self.rtt.on_sample_in_round(r, ends_round);
+                if let Some(c) = ca_sample {
+                    self.rtt.note_min_rtt(c);
+                }
                 self.backoff = 0;
             }
             self.retries = 0;
@@ -112,7 +117,7 @@ impl Endpoint {
         let phase_before = self.rec.phase;
         let t = self.rec.on_ack(&mut self.snd, &mut self.cc, &ev);
         if acked_new && phase_before != Phase::Recovery && t != Transition::EnteredRecovery {
-            self.cc.on_ack(now, summary.segments, in_flight_before, sample);
+            self.cc.on_ack(now, summary.segments, in_flight_before, ca_sample);
         }
         if acked_new {
             self.rdb_on_ack(now, data_una_before, in_flight_before); // RDB patch: hidden loss → CWR

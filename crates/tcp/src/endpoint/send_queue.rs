@@ -44,12 +44,16 @@ impl SentSeg {
 pub struct AckedSummary {
     /// Segments fully removed.
     pub segments: u32,
-    /// First-transmission time of the newest acked segment that was not SACKed before, if no
-    /// acked segment was ever retransmitted (Karn's rule). This is Linux's `last_ackt`
-    /// (`tcp_clean_rtx_queue`'s `ca_rtt_us`): an ACK that covers an old segment repaired by a
-    /// later RDB bundle measures from the bundle's send, not from the old segment's, so the
-    /// sample is not one write interval too high.
+    /// First-transmission time of the oldest acked segment, if no acked segment was ever
+    /// retransmitted (Karn's rule): Linux's `first_ackt` / `seq_rtt_us`, the sample that feeds
+    /// the RTO estimator. It includes the receiver's ACK delay when one ACK covers several
+    /// segments, which the RTO must cover.
     pub karn_sent_at: Option<Instant>,
+    /// First-transmission time of the newest fully acked segment that was not SACKed before,
+    /// under the same Karn condition: Linux's `last_ackt` / `ca_rtt_us`, the sample for
+    /// congestion control and the minimum RTT. An ACK that covers an old segment repaired by
+    /// a later RDB bundle yields the bundle's RTT here, not one write interval more.
+    pub ca_sent_at: Option<Instant>,
     /// Some acked segment had been retransmitted.
     pub retransmitted_acked: bool,
     /// Latest retransmission time among the acked retransmitted segments (Eifel detection).
@@ -264,6 +268,7 @@ impl SendQueue {
     pub fn ack(&mut self, ack: u64) -> AckedSummary {
         let mut sum = AckedSummary::default();
         let mut karn_ok = true;
+        let mut oldest: Option<Instant> = None;
         let mut newest: Option<Instant> = None;
         while let Some(front) = self.rtx.front() {
             if front.seq_end() <= ack {
@@ -282,6 +287,7 @@ impl SendQueue {
                     sum.retransmitted_acked = true;
                     sum.last_retransmit_at = sum.last_retransmit_at.max(Some(s.last_sent));
                 }
+                oldest.get_or_insert(s.first_sent);
                 if !s.sacked {
                     newest = Some(s.first_sent);
                 }
@@ -300,14 +306,14 @@ impl SendQueue {
                         sum.retransmitted_acked = true;
                         sum.last_retransmit_at = sum.last_retransmit_at.max(Some(f.last_sent));
                     }
-                    // a partially acked segment gives no sample (Linux breaks out of
-                    // `tcp_clean_rtx_queue` before reading a one-packet skb's timestamp)
+                    oldest.get_or_insert(f.first_sent);
                 }
                 break;
             }
         }
         if karn_ok {
-            sum.karn_sent_at = newest;
+            sum.karn_sent_at = oldest;
+            sum.ca_sent_at = newest;
         }
         self.una = ack.min(self.nxt);
         if self.fin_sent && ack > self.nxt {
@@ -331,7 +337,7 @@ mod tests {
         assert_eq!(q.packets_out(), 2);
         let s = q.ack(70);
         assert_eq!(s.segments, 1);
-        assert_eq!(s.karn_sent_at, Some(Instant::ZERO), "the partially acked segment gives no sample");
+        assert_eq!(s.karn_sent_at, Some(Instant::ZERO), "oldest acked segment, partial ACK included");
         assert_eq!(q.front().unwrap().start, 70);
         assert_eq!(q.front().unwrap().payload.len(), 30);
         assert_eq!(q.una, 70);
@@ -339,21 +345,24 @@ mod tests {
     }
 
     #[test]
-    fn rtt_sample_from_the_newest_fully_acked_segment() {
+    fn rto_sample_from_the_oldest_ca_sample_from_the_newest_segment() {
         let mut q = SendQueue::new(1000);
         q.write(&[0u8; 400]);
         for t in [0, 140, 280, 420] {
             q.push_new(Instant::from_millis(t), 100, false);
         }
-        // an ACK covering three segments (an RDB bundle repaired the first two) measures from
-        // the newest, sent at 280 ms, not from the oldest
+        // an ACK covering three segments (a delayed ACK, or an RDB bundle that repaired the
+        // first two): the RTO sample includes the wait, the CC sample measures the newest
         let s = q.ack(300);
-        assert_eq!((s.segments, s.karn_sent_at), (3, Some(Instant::from_millis(280))));
-        // a SACKed segment gives no send-time sample of its own (Linux last_ackt)
+        assert_eq!(s.segments, 3);
+        assert_eq!(s.karn_sent_at, Some(Instant::ZERO));
+        assert_eq!(s.ca_sent_at, Some(Instant::from_millis(280)));
+        // a SACKed segment gives no CC sample of its own (Linux last_ackt)
         q.set_sacked(0);
-        assert_eq!(q.ack(400).karn_sent_at, None);
+        let s = q.ack(400);
+        assert_eq!((s.karn_sent_at, s.ca_sent_at), (Some(Instant::from_millis(420)), None));
 
-        // Karn: any retransmitted segment among the acked ones spoils the sample
+        // Karn: any retransmitted segment among the acked ones spoils both samples
         let mut q = SendQueue::new(1000);
         q.write(&[0u8; 200]);
         q.push_new(Instant::ZERO, 100, false);
@@ -361,7 +370,7 @@ mod tests {
         q.on_retransmit(0, Instant::from_millis(300));
         let s = q.ack(200);
         assert!(s.retransmitted_acked);
-        assert_eq!(s.karn_sent_at, None);
+        assert_eq!((s.karn_sent_at, s.ca_sent_at), (None, None));
     }
 
     #[test]

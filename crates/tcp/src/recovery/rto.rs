@@ -1,6 +1,12 @@
 //! Retransmission timeout rules (RFC 6298 §3 Karn's rule, §5 timer management; RFC 5681 §3.1
 //! window after loss; Linux go-back-N after RTO).
 //!
+//! Two samples per ACK, as Linux `tcp_clean_rtx_queue` takes them: `seq_rtt` from the oldest
+//! acked segment feeds the RTO estimator (it includes the receiver's ACK delay when one ACK
+//! covers several segments, which the RTO must cover), `ca_rtt` from the newest feeds
+//! congestion control and the minimum RTT (an RDB bundle that repaired an older loss does not
+//! make it one write interval too high).
+//!
 //! Karn's rule: an ACK that covers any retransmitted segment gives no RTT sample from send
 //! times. With timestamps negotiated we take, as Linux does, a sample from TSecr instead
 //! (`now - TSecr`, millisecond resolution); when the send-time sample is valid it is
@@ -17,6 +23,16 @@ use std::time::Duration;
 /// The RTT sample an ACK yields, if any (Karn's rule with the timestamp exception).
 pub fn rtt_sample(now: Instant, acked: &AckedSummary, ts_sample: Option<Duration>) -> Option<Duration> {
     match acked.karn_sent_at {
+        Some(t) if !acked.retransmitted_acked => Some(now - t),
+        _ => ts_sample,
+    }
+}
+
+/// The congestion-control RTT sample (Linux `ca_rtt_us`): from the newest fully acked segment
+/// under Karn's rule, else the timestamp sample. Fed to congestion control and the minimum-RTT
+/// filter, never to the RTO estimator (which takes [`rtt_sample`], Linux `seq_rtt_us`).
+pub fn ca_rtt_sample(now: Instant, acked: &AckedSummary, ts_sample: Option<Duration>) -> Option<Duration> {
+    match acked.ca_sent_at {
         Some(t) if !acked.retransmitted_acked => Some(now - t),
         _ => ts_sample,
     }
@@ -80,6 +96,15 @@ mod tests {
         let rexmit = AckedSummary { segments: 1, karn_sent_at: None, retransmitted_acked: true, ..Default::default() };
         assert_eq!(rtt_sample(now, &rexmit, None), None);
         assert_eq!(rtt_sample(now, &rexmit, Some(Duration::from_millis(9))), Some(Duration::from_millis(9)));
+        let both = AckedSummary {
+            segments: 2,
+            karn_sent_at: Some(Instant::from_millis(10)),
+            ca_sent_at: Some(Instant::from_millis(60)),
+            ..Default::default()
+        };
+        assert_eq!(rtt_sample(now, &both, None), Some(Duration::from_millis(90)));
+        assert_eq!(ca_rtt_sample(now, &both, None), Some(Duration::from_millis(40)));
+        assert_eq!(ca_rtt_sample(now, &rexmit, Some(Duration::from_millis(9))), Some(Duration::from_millis(9)));
         assert_eq!(ts_rtt(100, 90), Some(Duration::from_millis(10)));
         assert_eq!(ts_rtt(100, 0), None);
         assert_eq!(ts_rtt(100, 200), None);
