@@ -16,8 +16,9 @@
 #                  -z io,stat,0,COUNT(tcp.analysis.retransmission)...,AVG(tcp.analysis.ack_rtt)...
 # 4. Prints the ratios (tshark / thinlab) and peak RSS against capture length; writes
 #    OUT/analyze-vs-tshark.json.
-# Knobs: SKIP_BUILD=1, THINLAB_BIN, TSHARK, SCALES, BASE_MIN, TSHARK_SCALES, RUNS (best of,
-# default 1), KEEP_CAPTURES=1 (else the pcap files are deleted at the end).
+# Knobs: SKIP_BUILD=1, THINLAB_BIN, TSHARK, SCALES, BASE_MIN, TSHARK_SCALES, THINLAB_RUNS
+# (best of, default 3), TSHARK_RUNS (default 1), KEEP_CAPTURES=1 (else the pcap files are
+# deleted at the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-target/bench-analyze-vs-tshark}
@@ -25,7 +26,8 @@ SCALES=${SCALES:-"1 2 4"}
 BASE_MIN=${BASE_MIN:-70}
 first_scale=${SCALES%% *}
 TSHARK_SCALES=${TSHARK_SCALES:-$first_scale}
-RUNS=${RUNS:-1}
+THINLAB_RUNS=${THINLAB_RUNS:-3}
+TSHARK_RUNS=${TSHARK_RUNS:-1}
 TSHARK=${TSHARK:-/usr/bin/tshark}
 THINLAB_BIN=${THINLAB_BIN:-target/release/thinlab}
 TIME=/usr/bin/time
@@ -43,11 +45,12 @@ mkdir -p "$OUT"
 RES="$OUT/results.tsv"
 : >"$RES"
 
-# measure LABEL SCALE CMD...: best wall time (s) and its peak RSS (KiB) over RUNS, to $RES.
+# measure LABEL SCALE RUNS CMD...: best wall time (s) and its peak RSS (KiB) over RUNS runs,
+# appended to $RES.
 measure() {
-    local label=$1 scale=$2; shift 2
+    local label=$1 scale=$2 runs=$3; shift 3
     local best="" best_rss="" i
-    for ((i = 0; i < RUNS; i++)); do
+    for ((i = 0; i < runs; i++)); do
         "$TIME" -f "%e %M" -o "$OUT/time.txt" "$@" >"$OUT/$label-$scale.stdout" 2>"$OUT/$label-$scale.stderr" \
             || die "$label at ${scale}x failed: see $OUT/$label-$scale.stderr"
         read -r wall rss <"$OUT/time.txt"
@@ -68,15 +71,15 @@ for s in $SCALES; do
     snd=$(ls "$gen"/pcap/*/stream-sender.pcap) || die "no sender capture in $gen/pcap"
     rcv=$(ls "$gen"/pcap/*/stream-receiver.pcap) || die "no receiver capture in $gen/pcap"
     printf 'file\t%s\t%s\t%s\n' "$s" "$snd" "$(stat -c %s "$snd")" >>"$RES"
-    measure thinlab "$s" "$THINLAB_BIN" analyze "$snd" --quiet --out "$OUT/analyze-${s}x"
+    measure thinlab "$s" "$THINLAB_RUNS" "$THINLAB_BIN" analyze "$snd" --quiet --out "$OUT/analyze-${s}x"
     if [ "$s" = "$first_scale" ]; then
-        measure thinlab-rx "$s" "$THINLAB_BIN" analyze "$snd" --receiver "$rcv" --quiet --out "$OUT/analyze-rx-${s}x"
+        measure thinlab-rx "$s" "$THINLAB_RUNS" "$THINLAB_BIN" analyze "$snd" --receiver "$rcv" --quiet --out "$OUT/analyze-rx-${s}x"
     fi
     for t in $TSHARK_SCALES; do
         [ "$t" = "$s" ] || continue
-        measure tshark-read "$s" "$TSHARK" -r "$snd" -q -o tcp.analyze_sequence_numbers:FALSE -z conv,tcp
-        measure tshark-conv "$s" "$TSHARK" -r "$snd" -q -z conv,tcp
-        measure tshark-analysis "$s" "$TSHARK" -r "$snd" -q -o tcp.analyze_sequence_numbers:TRUE \
+        measure tshark-read "$s" "$TSHARK_RUNS" "$TSHARK" -r "$snd" -q -o tcp.analyze_sequence_numbers:FALSE -z conv,tcp
+        measure tshark-conv "$s" "$TSHARK_RUNS" "$TSHARK" -r "$snd" -q -z conv,tcp
+        measure tshark-analysis "$s" "$TSHARK_RUNS" "$TSHARK" -r "$snd" -q -o tcp.analyze_sequence_numbers:TRUE \
             -z "io,stat,0,COUNT(tcp.analysis.retransmission)tcp.analysis.retransmission,AVG(tcp.analysis.ack_rtt)tcp.analysis.ack_rtt"
     done
     [ -n "${KEEP_CAPTURES:-}" ] || rm -f "$gen"/pcap/*/*.pcap

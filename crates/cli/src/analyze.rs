@@ -17,7 +17,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
-use thinlab_trace::flows::{Analyzer, ConnectionAnalysis, Extras};
+use thinlab_trace::flows::{Analyzer, ConnectionAnalysis, Extras, ACK_CLOCKED_WINDOW_NS};
 use thinlab_trace::metrics::{latency_samples_ms, Milestone, Origin};
 use thinlab_trace::pcap::{CaptureReader, CaptureStats};
 use thinlab_trace::plot::{cdf_svg, suggest_log_x, PlotSpec, Series, View};
@@ -46,11 +46,20 @@ struct ConnJson<'a> {
     extras: &'a Extras,
 }
 
+/// How `retransmissions_by_cause` was estimated (a capture cannot see why a segment was
+/// retransmitted): see `docs/analyze.md`.
+#[derive(Serialize)]
+struct CauseHeuristic {
+    rule: &'static str,
+    ack_clocked_window_ms: f64,
+}
+
 #[derive(Serialize)]
 struct Summary<'a> {
     tool: &'a str,
     version: &'a str,
     latency_origin: &'a str,
+    retransmission_cause_heuristic: CauseHeuristic,
     sender_capture: CaptureJson<'a>,
     receiver_capture: Option<CaptureJson<'a>>,
     connections: Vec<ConnJson<'a>>,
@@ -208,6 +217,13 @@ fn write_summary(
         tool: "thinlab analyze",
         version: env!("CARGO_PKG_VERSION"),
         latency_origin: "first-send",
+        retransmission_cause_heuristic: CauseHeuristic {
+            rule: "a segment carrying no new byte is a retransmission; it counts as 'fast' when \
+                   it leaves at most ack_clocked_window_ms after the last ACK the sender \
+                   received (or is stamped before it), else as 'rto'; an 'rto' one of the first \
+                   unacknowledged byte is an RTO expiry (rto_events); 'early' and 'tlp' stay 0",
+            ack_clocked_window_ms: ACK_CLOCKED_WINDOW_NS as f64 / 1e6,
+        },
         sender_capture: CaptureJson {
             path: args.sender.display().to_string(),
             stats: snd,

@@ -63,6 +63,9 @@ fn run_capture_then_analyze_gives_the_simulators_figures() {
     }
     let a = json(&d.join("an/summary.json"));
     assert_eq!(a["latency_origin"], "first-send");
+    let h = &a["retransmission_cause_heuristic"];
+    assert_eq!(h["ack_clocked_window_ms"], 1.0);
+    assert!(h["rule"].as_str().unwrap().contains("fast"));
     assert_eq!(a["sender_capture"]["stopped_at"], Value::Null);
     assert_eq!(a["connections"].as_array().unwrap().len(), 1);
     let am = &a["connections"][0]["metrics"];

@@ -525,7 +525,7 @@ impl ReceiverPass {
 
 impl Picked {
     fn finish(self) -> ConnectionAnalysis {
-        let d = self.dir;
+        let mut d = self.dir;
         let mut extras = Extras {
             packets: self.packets,
             dupacks: d.dupacks,
@@ -540,8 +540,10 @@ impl Picked {
         }
         extras.estimated_loss_rate =
             (d.data_packets > 0).then(|| d.retransmissions as f64 / d.data_packets as f64);
-        extras.inter_transmission_ms = LatencyStats::from_samples(&d.itt);
-        extras.packets_in_flight = LatencyStats::from_samples(&d.inflight_samples);
+        // Sorted in place and freed before the metrics sort their own samples: the peak memory
+        // of a long capture is the records plus one sample vector, not three.
+        extras.inter_transmission_ms = stats_of(std::mem::take(&mut d.itt));
+        extras.packets_in_flight = stats_of(std::mem::take(&mut d.inflight_samples));
         let mut records = d.rec.finish();
         records.connect_time = Some(Instant::from_nanos(self.first_ns));
         let metrics = flow_metrics(&records, Duration::from_nanos(self.last_ns - self.first_ns));
@@ -558,6 +560,13 @@ impl Picked {
             last_ns: self.last_ns,
         }
     }
+}
+
+/// `LatencyStats::from_samples` without its copy (the samples are never NaN).
+fn stats_of(mut v: Vec<f64>) -> LatencyStats {
+    v.retain(|x| !x.is_nan());
+    v.sort_unstable_by(f64::total_cmp);
+    LatencyStats::from_sorted(&v)
 }
 
 struct Unwrapper {
