@@ -13,6 +13,7 @@ mod evensen_apps;
 mod evensen_lab;
 mod figure;
 mod report;
+mod yin;
 
 pub use ctx::{p, Ctx, Ran};
 pub use report::{Check, Claim, Report, Verdict};
@@ -40,7 +41,7 @@ pub struct Study {
 
 /// Every study, in the order of reproduction-targets.md.
 pub fn studies() -> Vec<Study> {
-    vec![evensen_lab::study(), evensen_apps::study()]
+    vec![evensen_lab::study(), evensen_apps::study(), yin::study()]
 }
 
 fn names() -> String {
