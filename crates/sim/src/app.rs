@@ -1,7 +1,8 @@
 //! Traffic sources (mechanisms.md §10): they decide *when* the application writes *how much*;
 //! the simulator turns each write into bytes offered to the endpoint.
 //!
-//! - `fixed`: `payload_bytes` at start and every `interval`;
+//! - `fixed`: `payload_bytes` at start and every `interval` (± a uniform `jitter`, as seed 000's
+//!   RTT sweep's "(150 ± 10) ms");
 //! - `exponential`: sizes `max(1, round(Exp(mean)))`, gaps `Exp(mean interval)` (first write at start);
 //! - `cbr`: `payload_bytes` every `payload_bytes·8/rate` (rounded to the ns);
 //! - `transfer`: `writes × write_bytes` all issued at start, then close;
@@ -20,6 +21,7 @@
 
 use crate::rng::Rng;
 use crate::scenario::App;
+use rand::Rng as _;
 use rand_distr::{Distribution, Exp};
 
 #[derive(Debug)]
@@ -123,9 +125,15 @@ impl Source {
             App::Fixed {
                 payload_bytes,
                 interval,
+                jitter,
             } => {
                 write(payload_bytes);
-                interval.as_nanos() as u64
+                let (i, j) = (interval.as_nanos() as u64, jitter.as_nanos() as u64);
+                if j == 0 {
+                    i
+                } else {
+                    i - j + self.rng.gen_range(0..=2 * j)
+                }
             }
             App::Cbr {
                 rate,
@@ -226,11 +234,30 @@ mod tests {
     }
 
     #[test]
+    fn fixed_jitter_keeps_gaps_within_bounds_and_the_mean() {
+        let w = run(
+            App::Fixed {
+                payload_bytes: 120,
+                interval: Duration::from_millis(150),
+                jitter: Duration::from_millis(10),
+            },
+            0,
+            3_000_000_000_000,
+        );
+        let gaps: Vec<u64> = w.windows(2).map(|p| p[1].0 - p[0].0).collect();
+        assert!(gaps.iter().all(|&g| (140_000_000..=160_000_000).contains(&g)));
+        let mean = gaps.iter().sum::<u64>() as f64 / gaps.len() as f64;
+        assert!((mean - 150e6).abs() < 0.2e6, "mean gap {mean}");
+        assert!(gaps.iter().any(|&g| g < 142_000_000) && gaps.iter().any(|&g| g > 158_000_000));
+    }
+
+    #[test]
     fn fixed_schedule() {
         let w = run(
             App::Fixed {
                 payload_bytes: 120,
                 interval: Duration::from_millis(140),
+                jitter: Duration::ZERO,
             },
             0,
             1_000_000_000,
@@ -241,6 +268,7 @@ mod tests {
             App::Fixed {
                 payload_bytes: 10,
                 interval: Duration::from_millis(100),
+                jitter: Duration::ZERO,
             },
             50_000_000,
             250_000_000,

@@ -97,10 +97,12 @@ pub struct Flow {
 /// A traffic source.
 #[derive(Clone, Debug, PartialEq)]
 pub enum App {
-    /// `payload_bytes` every `interval`.
+    /// `payload_bytes` every `interval`, each gap moved by a uniform draw in ±`jitter`
+    /// (`jitter` < `interval`; zero by default).
     Fixed {
         payload_bytes: u64,
         interval: Duration,
+        jitter: Duration,
     },
     /// Exponentially distributed sizes (≥ 1 byte) and gaps with the given means.
     Exponential {
@@ -424,9 +426,11 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
         ("connection", a.connection.is_some()),
         ("off", a.off.is_some()),
         ("shape", a.shape.is_some()),
+        ("jitter", a.jitter.is_some()),
     ];
     let allowed: &[&str] = match a.kind.as_str() {
-        "fixed" | "exponential" => &["payload_bytes", "interval"],
+        "fixed" => &["payload_bytes", "interval", "jitter"],
+        "exponential" => &["payload_bytes", "interval"],
         "cbr" => &["rate", "payload_bytes"],
         "bulk" => &["bytes"],
         "transfer" => &["writes", "write_bytes"],
@@ -481,10 +485,22 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
             Ok(v)
         };
     Ok(match a.kind.as_str() {
-        "fixed" => App::Fixed {
-            payload_bytes: positive_int("payload_bytes", a.payload_bytes)?,
-            interval: positive_dur("interval", a.interval)?,
-        },
+        "fixed" => {
+            let interval = positive_dur("interval", a.interval)?;
+            let jitter = a.jitter.map_or(Duration::ZERO, |j| j.0);
+            if jitter >= interval {
+                return Err(ScenarioError::invalid(
+                    key("jitter"),
+                    format!("{jitter:?}"),
+                    "a jitter below the interval (gaps are interval ± jitter)",
+                ));
+            }
+            App::Fixed {
+                payload_bytes: positive_int("payload_bytes", a.payload_bytes)?,
+                interval,
+                jitter,
+            }
+        }
         "exponential" => {
             let m = a
                 .payload_bytes

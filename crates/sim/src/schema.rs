@@ -118,6 +118,9 @@ pub struct RawApp {
     /// `http` kind: Pareto II shape of the page sizes.
     #[serde(default)]
     pub shape: Option<f64>,
+    /// `fixed` kind: each gap is `interval` plus a uniform draw in ±`jitter`.
+    #[serde(default)]
+    pub jitter: Option<DurationValue>,
 }
 
 #[derive(Debug, Deserialize)]

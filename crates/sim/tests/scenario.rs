@@ -126,7 +126,8 @@ fn interface_example_without_mechanisms() {
         f.app,
         App::Fixed {
             payload_bytes: 120,
-            interval: Duration::from_millis(140)
+            interval: Duration::from_millis(140),
+            jitter: Duration::ZERO,
         }
     );
     assert_eq!(
@@ -228,7 +229,8 @@ tcp = { profile = "rfc", delayed_ack = "freebsd6" }
         s.flows[5].app,
         App::Fixed {
             payload_bytes: 100,
-            interval: Duration::from_millis(250)
+            interval: Duration::from_millis(250),
+            jitter: Duration::ZERO,
         }
     );
     assert_eq!(s.flows[5].name, "flow5");
@@ -621,6 +623,24 @@ fn absurd_write_counts_are_rejected() {
         value("x = { kind = \"transfer\", writes = 1000000000, write_bytes = 1 }")["x"].clone(),
     );
     assert_err(v, "flow.0.app.writes", &["1000000000", "at most"]);
+}
+
+#[test]
+fn fixed_jitter_must_stay_below_the_interval() {
+    let mut v = base();
+    set(&mut v, "flow.0.app.jitter", toml::Value::String("140ms".into()));
+    assert_err(v, "flow.0.app.jitter", &["below the interval"]);
+    let mut v = base();
+    set(&mut v, "flow.0.app.jitter", toml::Value::String("10ms".into()));
+    let s = Scenario::from_toml(v).expect("10 ms jitter on a 140 ms interval");
+    assert_eq!(
+        s.flows[0].app,
+        App::Fixed {
+            payload_bytes: 120,
+            interval: Duration::from_millis(140),
+            jitter: Duration::from_millis(10),
+        }
+    );
 }
 
 #[test]
