@@ -169,19 +169,20 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
         };
     }
     if let Some(v) = t.rdb_variant.as_deref() {
-        if v != "seed" && v != "patch" {
-            return Err(ScenarioError::invalid(
-                key("rdb_variant"),
-                format!("\"{v}\""),
-                "\"seed\" or \"patch\"",
-            ));
-        }
-        features::check(Feature::RdbKnob, &key("rdb_variant"), format!("\"{v}\""))?;
-        c.rdb_variant = if v == "seed" {
-            RdbVariant::Seed
-        } else {
-            RdbVariant::Patch
+        let variant = match v {
+            "seed" => RdbVariant::Seed,
+            "patch" => RdbVariant::Patch,
+            "adaptive" => RdbVariant::Adaptive,
+            _ => {
+                return Err(ScenarioError::invalid(
+                    key("rdb_variant"),
+                    format!("\"{v}\""),
+                    "\"seed\", \"patch\" or \"adaptive\"",
+                ))
+            }
         };
+        features::check(Feature::RdbKnob, &key("rdb_variant"), format!("\"{v}\""))?;
+        c.rdb_variant = variant;
     }
     if let Some(v) = t.thin_detection.as_deref() {
         if v != "pif4" && v != "dpifl" {

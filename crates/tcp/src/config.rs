@@ -120,6 +120,10 @@ pub enum RdbVariant {
     /// The Linux RDB patch (2015–2016): dpifl-thin only, `rdb_max_packets` earlier segments,
     /// CWR on a loss hidden by redundancy.
     Patch,
+    /// Seed bundling, but only while it pays (seed 000 §5.3, CommL §IV): an allowance of
+    /// earlier segments that doubles on a loss and drains per clean ACK, and no bundling when
+    /// the write interval exceeds the RTO; see [`crate::thin::rdb_adaptive`].
+    Adaptive,
 }
 
 /// Every knob of one endpoint. Build it with [`TcpConfig::from_profile`] and override fields.

@@ -119,8 +119,12 @@ impl Endpoint {
         if acked_new && phase_before != Phase::Recovery && t != Transition::EnteredRecovery {
             self.cc.on_ack(now, summary.segments, in_flight_before, ca_sample);
         }
+        // RDB patch: hidden loss → CWR; RDB adaptive: loss signals and the allowance
+        let hole = dup || (self.neg.sack && !seg.options.sack_blocks.is_empty());
         if acked_new {
-            self.rdb_on_ack(now, data_una_before, in_flight_before); // RDB patch: hidden loss → CWR
+            self.rdb_on_ack(now, data_una_before, in_flight_before, hole);
+        } else if hole {
+            self.rdb_on_hole();
         }
         match rto::timer_on_ack(acked_new, !self.snd.is_empty()) {
             rto::TimerOnAck::Stop => self.timers.stop(TimerKind::Rto),

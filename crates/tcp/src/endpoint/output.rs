@@ -177,7 +177,7 @@ impl Endpoint {
         }
         let i = self.snd.push_new(now, len as usize, fin);
         // RDB: the new segment may carry earlier unacknowledged bytes (rdb_hooks.rs)
-        let (start, end, payload, kind) = self.rdb_on_send_new(i);
+        let (start, end, payload, kind) = self.rdb_on_send_new(now, i);
         let mut flags = Flags::ACK;
         if len > 0 {
             flags = flags | Flags::PSH;

@@ -1,9 +1,10 @@
 //! Where the endpoint runs Redundant Data Bundling ([`crate::thin::rdb`], mechanisms.md §5):
 //! widening a new segment backwards over unacknowledged data (`send_new`), widening a
-//! retransmission forwards (seed variant, `send_retransmission`), and the patch variant's
-//! hidden-loss reaction on an ACK (`process_ack`). The decisions are the pure functions of
-//! `thin::rdb`; this file gathers their inputs and builds the payload, so that `output` and
-//! `input` carry one-line call sites.
+//! retransmission forwards (seed and adaptive variants, `send_retransmission`), the patch
+//! variant's hidden-loss reaction on an ACK (`process_ack`), and the adaptive variant's
+//! allowance (loss signals from ACKs and retransmissions, [`crate::thin::rdb_adaptive`]). The
+//! decisions are the pure functions of `thin::rdb` and `thin::rdb_adaptive`; this file gathers
+//! their inputs and builds the payload, so that `output` and `input` carry one-line call sites.
 //!
 //! A bundle is the concatenation of the payloads of contiguous queued segments (each a `Bytes`
 //! slice of the send buffer); it is copied into one buffer of at most one MSS. The queue keeps
@@ -14,7 +15,7 @@ use crate::cc::CongestionControl;
 use crate::config::RdbVariant;
 use crate::event::SendKind;
 use crate::recovery::Phase;
-use crate::thin::{detect, rdb};
+use crate::thin::{detect, rdb, rdb_adaptive};
 use crate::time::Instant;
 use bytes::{Bytes, BytesMut};
 use std::collections::VecDeque;
@@ -22,7 +23,7 @@ use std::collections::VecDeque;
 /// Per-connection RDB state (patch variant's hidden-loss bookkeeping and counters).
 #[derive(Clone, Debug, Default)]
 pub(super) struct RdbState {
-    /// Patch: segments first sent in an RDB packet, `(start, end, rdb_start)`, in order.
+    /// Patch and adaptive: segments first sent in an RDB packet, `(start, end, rdb_start)`.
     sent: VecDeque<(u64, u64, u64)>,
     /// Patch: snd_nxt (data) when the sender last entered CWR (Linux `high_seq`): a hidden
     /// loss of data sent before it belongs to the same window and does not reduce again.
@@ -31,6 +32,18 @@ pub(super) struct RdbState {
     hidden_losses: u64,
     /// Patch: times the sender entered CWR because of a hidden loss.
     cwr_events: u64,
+    /// Adaptive: permitted bundles (seed 000 §5.3).
+    allowance: u32,
+    /// Adaptive: snd_nxt (data) when the last loss was counted (one count per episode).
+    loss_episode_end: Option<u64>,
+    /// Adaptive: when the previous new data segment was sent (the write interval).
+    last_new_sent: Option<Instant>,
+    /// Adaptive: loss episodes counted.
+    loss_episodes: u64,
+    /// Adaptive: small segments sent alone although earlier unacked data would have fitted,
+    /// because the allowance was spent / because the write interval exceeded the RTO.
+    skipped_no_allowance: u64,
+    skipped_too_slow: u64,
 }
 
 impl Endpoint {
@@ -41,6 +54,34 @@ impl Endpoint {
     /// Patch variant: CWR reductions caused by hidden losses.
     pub fn rdb_cwr_events(&self) -> u64 {
         self.thin.rdb.cwr_events
+    }
+
+    /// Adaptive variant: the current allowance (permitted bundles).
+    pub fn rdb_allowance(&self) -> u32 {
+        self.thin.rdb.allowance
+    }
+    /// Adaptive variant: loss episodes that raised the allowance.
+    pub fn rdb_loss_episodes(&self) -> u64 {
+        self.thin.rdb.loss_episodes
+    }
+    /// Adaptive variant: sends that did not bundle although earlier data fitted, because the
+    /// allowance was spent and because the write interval exceeded the RTO.
+    pub fn rdb_skipped(&self) -> (u64, u64) {
+        (self.thin.rdb.skipped_no_allowance, self.thin.rdb.skipped_too_slow)
+    }
+
+    fn rdb_adaptive(&self) -> bool {
+        self.cfg.mechanisms.rdb && self.cfg.rdb_variant == RdbVariant::Adaptive
+    }
+
+    /// Adaptive: a loss signal about data starting at `lost_seq` (counted once per episode).
+    fn rdb_loss_signal(&mut self, lost_seq: u64) {
+        let r = &mut self.thin.rdb;
+        if rdb_adaptive::new_episode(lost_seq, r.loss_episode_end) {
+            r.allowance = rdb_adaptive::after_loss(r.allowance);
+            r.loss_episode_end = Some(self.snd.nxt);
+            r.loss_episodes += 1;
+        }
     }
 
     fn rdb_qseg(&self, i: usize) -> rdb::QSeg {
@@ -63,10 +104,15 @@ impl Endpoint {
 
     /// The payload range, payload and kind of the new segment just pushed as queue entry `i`:
     /// the entry itself (`New`), or a bundle starting at earlier unacknowledged data (`Rdb`).
-    pub(super) fn rdb_on_send_new(&mut self, i: usize) -> (u64, u64, Bytes, SendKind) {
+    pub(super) fn rdb_on_send_new(&mut self, now: Instant, i: usize) -> (u64, u64, Bytes, SendKind) {
         let s = self.snd.get(i).expect("just pushed");
         let plain = (s.start, s.end, s.payload.clone(), SendKind::New);
-        if !self.cfg.mechanisms.rdb || i == 0 {
+        if !self.cfg.mechanisms.rdb {
+            return plain;
+        }
+        let adaptive = self.cfg.rdb_variant == RdbVariant::Adaptive;
+        let gap = if adaptive { self.thin.rdb.last_new_sent.replace(now).map(|t| now - t) } else { None };
+        if i == 0 {
             return plain;
         }
         let patch = self.cfg.rdb_variant == RdbVariant::Patch;
@@ -80,13 +126,30 @@ impl Endpoint {
         let mss = self.neg.send_mss as u64;
         let limit = rdb::byte_limit(mss, self.cfg.rdb_max_bytes);
         let new = self.rdb_qseg(i);
+        let max_packets = rdb::packet_limit(&self.cfg);
+        if adaptive {
+            let input = rdb_adaptive::SendInput { allowance: self.thin.rdb.allowance, write_gap: gap, rto: self.rto() };
+            let decision = rdb_adaptive::on_send(&input);
+            if decision != rdb_adaptive::Decision::Bundle {
+                // count the sends the seed variant would have bundled
+                let earlier = (0..i).rev().map(|j| self.rdb_qseg(j));
+                if rdb::bundle_range(earlier, new, mss, limit, None).is_some() {
+                    let r = &mut self.thin.rdb;
+                    match decision {
+                        rdb_adaptive::Decision::TooSlow => r.skipped_too_slow += 1,
+                        _ => r.skipped_no_allowance += 1,
+                    }
+                }
+                return plain;
+            }
+        }
         let earlier = (0..i).rev().map(|j| self.rdb_qseg(j));
-        let Some(start) = rdb::bundle_range(earlier, new, mss, limit, rdb::packet_limit(&self.cfg)) else {
+        let Some(start) = rdb::bundle_range(earlier, new, mss, limit, max_packets) else {
             return plain;
         };
         let from = self.snd.index_from(start);
         debug_assert_eq!(self.snd.get(from).map(|s| s.start), Some(start));
-        if patch {
+        if patch || adaptive {
             self.thin.rdb.sent.push_back((new.start, new.end, start));
         }
         (start, new.end, self.rdb_concat(from, i), SendKind::Rdb)
@@ -99,7 +162,10 @@ impl Endpoint {
     pub(super) fn rdb_on_retransmit(&mut self, now: Instant, i: usize) -> (u64, Bytes) {
         let s = self.snd.get(i).expect("retransmitted segment");
         let plain = (s.end, s.payload.clone());
-        if !self.cfg.mechanisms.rdb || self.cfg.rdb_variant != RdbVariant::Seed {
+        if self.rdb_adaptive() {
+            // a retransmission is a loss signal; then extend it as the seed variant does
+            self.rdb_loss_signal(s.start);
+        } else if !self.cfg.mechanisms.rdb || self.cfg.rdb_variant != RdbVariant::Seed {
             return plain;
         }
         let limit = rdb::byte_limit(self.neg.send_mss as u64, self.cfg.rdb_max_bytes);
@@ -114,13 +180,22 @@ impl Endpoint {
         (end, self.rdb_concat(i, i + n))
     }
 
+    /// Adaptive variant: an ACK that acknowledged nothing new but is a duplicate ACK or
+    /// carries SACK blocks (a hole at snd_una) is a loss signal.
+    pub(super) fn rdb_on_hole(&mut self) {
+        if self.rdb_adaptive() {
+            self.rdb_loss_signal(self.snd.una);
+        }
+    }
+
     /// Patch variant, after an ACK of new data (cumulative part applied, congestion control
     /// told): the hidden-loss test of the segment ending at the new snd_una, and CWR.
     /// `una_before` is snd_una (data) before the ACK, `in_flight` the pipe before it.
-    pub(super) fn rdb_on_ack(&mut self, now: Instant, una_before: u64, in_flight: u32) {
-        if !self.cfg.mechanisms.rdb || self.cfg.rdb_variant != RdbVariant::Patch {
+    pub(super) fn rdb_on_ack(&mut self, now: Instant, una_before: u64, in_flight: u32, hole: bool) {
+        if !self.cfg.mechanisms.rdb || self.cfg.rdb_variant == RdbVariant::Seed {
             return;
         }
+        let adaptive = self.cfg.rdb_variant == RdbVariant::Adaptive;
         let una = self.snd.una;
         let mut hit = None;
         while let Some(&(start, end, rdb_start)) = self.thin.rdb.sent.front() {
@@ -132,10 +207,18 @@ impl Endpoint {
                 hit = Some((start, rdb_start));
             }
         }
-        let Some((last_start, rdb_start)) = hit else { return };
-        if !rdb::hidden_loss(una_before, last_start, rdb_start) {
+        let hidden = hit.filter(|&(last_start, rdb_start)| rdb::hidden_loss(una_before, last_start, rdb_start));
+        if adaptive {
+            // a bundle repaired a loss (or the ACK of the original was lost): a loss signal;
+            // otherwise the ACK was clean and one unit of allowance drains
+            match hidden {
+                Some((_, rdb_start)) => self.rdb_loss_signal(rdb_start.max(una_before)),
+                None if hole => self.rdb_loss_signal(self.snd.una),
+                None => self.thin.rdb.allowance = rdb_adaptive::after_clean_ack(self.thin.rdb.allowance),
+            }
             return;
         }
+        let Some((_, rdb_start)) = hidden else { return };
         self.thin.rdb.hidden_losses += 1;
         // enter CWR once per window of data (the first lost segment was sent after the last
         // reduction), and not on top of a recovery episode

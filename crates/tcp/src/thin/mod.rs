@@ -1,5 +1,5 @@
 //! Thin-stream mechanisms (mechanisms.md §2–3): [`detect`] (is the stream thin?) and
-//! [`linear_timeouts`] (no exponential backoff while thin), [`rdb`] (Redundant Data Bundling, §5). Thin dupACK and Early Retransmit
+//! [`linear_timeouts`] (no exponential backoff while thin), [`rdb`] (Redundant Data Bundling, §5) and [`rdb_adaptive`] (bundling only while it pays). Thin dupACK and Early Retransmit
 //! live with loss recovery ([`crate::recovery::thin_dupack`],
 //! [`crate::recovery::early_retransmit`], [`crate::recovery::er_threshold`]).
 //!
@@ -9,3 +9,4 @@
 pub mod detect;
 pub mod linear_timeouts;
 pub mod rdb;
+pub mod rdb_adaptive;

@@ -58,6 +58,8 @@ pub fn packet_limit(cfg: &TcpConfig) -> Option<u32> {
     match cfg.rdb_variant {
         RdbVariant::Seed => None,
         RdbVariant::Patch => Some(cfg.rdb_max_packets),
+        // the allowance decides (`rdb_adaptive`); this is the limit without one
+        RdbVariant::Adaptive => None,
     }
 }
 
