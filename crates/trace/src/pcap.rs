@@ -151,6 +151,8 @@ enum Step {
     Packet(TcpPacket),
     Continue,
     NeedMore,
+    /// Needs more bytes to decide; at the end of the input, step again (it then decides).
+    MoreOrDecide,
 }
 
 /// Streams the TCP packets out of a pcap or pcapng capture, reading `src` in bounded chunks:
@@ -379,7 +381,7 @@ impl<R: Read> CaptureReader<R> {
                 if declared.is_some_and(|d| d as usize > avail.len() && d as usize <= MAX_RECORD)
                     && !self.eof
                 {
-                    return Step::NeedMore;
+                    return Step::MoreOrDecide;
                 }
                 match block_len(avail, big) {
                     Some(len) if !is_structural(avail, big) => {
@@ -402,6 +404,10 @@ impl<R: Read> Iterator for CaptureReader<R> {
             match self.step() {
                 Step::Packet(p) => return Some(p),
                 Step::Continue => {}
+                Step::MoreOrDecide => {
+                    // Without more input `eof` is now set, and the next step decides.
+                    self.more();
+                }
                 Step::NeedMore => {
                     if self.buf.len() - self.pos > MAX_RECORD {
                         self.stop(format!(

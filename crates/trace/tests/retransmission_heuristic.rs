@@ -135,8 +135,22 @@ fn a_timer_driven_retransmission_above_una_is_no_rto_expiry() {
     // Retransmitting the first segment is one; doing it again before any ACK a second
     // (backed-off) one.
     let mut pk = start();
-    pk.push(pkt(true, T0 + 300 * MS, ISN + 1, PEER_ISN + 1, Flags::ACK, 100));
-    pk.push(pkt(true, T0 + 900 * MS, ISN + 1, PEER_ISN + 1, Flags::ACK, 100));
+    pk.push(pkt(
+        true,
+        T0 + 300 * MS,
+        ISN + 1,
+        PEER_ISN + 1,
+        Flags::ACK,
+        100,
+    ));
+    pk.push(pkt(
+        true,
+        T0 + 900 * MS,
+        ISN + 1,
+        PEER_ISN + 1,
+        Flags::ACK,
+        100,
+    ));
     assert_eq!(causes(&pk), (2, 0, 2, 2));
     let m = &analyze(&pk, None)[0].metrics;
     assert!(m.frozen_time_ms > 0.0, "{}", m.frozen_time_ms);
@@ -148,7 +162,14 @@ fn new_data_and_bundles_are_never_retransmissions() {
     // soon after an ACK it leaves.
     let mut pk = start();
     pk.push(ack_first(T0 + 60 * MS));
-    pk.push(pkt(true, T0 + 60 * MS, ISN + 101, PEER_ISN + 1, Flags::ACK, 200));
+    pk.push(pkt(
+        true,
+        T0 + 60 * MS,
+        ISN + 101,
+        PEER_ISN + 1,
+        Flags::ACK,
+        200,
+    ));
     let m = &analyze(&pk, None)[0].metrics;
     assert_eq!(m.retransmissions, 0);
     assert_eq!(m.rdb_bundles, 1);
