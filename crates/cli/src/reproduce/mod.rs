@@ -12,6 +12,7 @@ mod ctx;
 mod evensen_apps;
 mod evensen_lab;
 mod figure;
+mod hurtig;
 mod report;
 mod yin;
 
@@ -41,7 +42,7 @@ pub struct Study {
 
 /// Every study, in the order of reproduction-targets.md.
 pub fn studies() -> Vec<Study> {
-    vec![evensen_lab::study(), evensen_apps::study(), yin::study()]
+    vec![evensen_lab::study(), evensen_apps::study(), hurtig::study(), yin::study()]
 }
 
 fn names() -> String {
