@@ -184,10 +184,12 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
             };
             let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
             println!(
-                "{}: {} data packets, {} retransmissions, {} bundles, {} latency p50 {} p99 {} max {} ms",
+                "{}: {} data packets, {} retransmissions (est. {} fast, {} timeout), {} bundles, {} latency p50 {} p99 {} max {} ms",
                 c.id(),
                 m.data_packets_sent,
                 m.retransmissions,
+                m.retransmissions_by_cause.fast,
+                m.retransmissions_by_cause.rto,
                 m.rdb_bundles,
                 if has_rx { "app" } else { "ack" },
                 f(lat.p50),

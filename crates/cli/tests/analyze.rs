@@ -69,6 +69,15 @@ fn run_capture_then_analyze_gives_the_simulators_figures() {
     assert_eq!(a["sender_capture"]["stopped_at"], Value::Null);
     assert_eq!(a["connections"].as_array().unwrap().len(), 1);
     let am = &a["connections"][0]["metrics"];
+    let line = String::from_utf8_lossy(&o.stdout).into_owned();
+    let (fast, rto) = (
+        &am["retransmissions_by_cause"]["fast"],
+        &am["retransmissions_by_cause"]["rto"],
+    );
+    assert!(
+        line.contains(&format!("(est. {fast} fast, {rto} timeout)")),
+        "{line}"
+    );
     let s = json(&d.join("out/summary.json"));
     let sm = &s["runs"][0]["flows"][0]["metrics"];
     for k in [
