@@ -201,7 +201,9 @@ mod tests {
 
     #[test]
     fn empty_input_still_gives_a_labelled_frame() {
-        let svg = xy_svg(&[], &XySpec::new("t", "x", "y")).unwrap();
-        assert!(svg.contains("<svg") && svg.contains(">t<"));
+        let svg = xy_svg(&[], &XySpec::new("title", "xlabel", "ylabel")).unwrap();
+        for text in ["title", "xlabel", "ylabel"] {
+            assert!(svg.contains(&format!(">\n{text}\n</text>")), "{text} missing: {svg}");
+        }
     }
 }
