@@ -79,7 +79,7 @@ fn open(path: &Path, what: &str) -> Result<CaptureReader<File>> {
         ))
         .into());
     }
-    Ok(CaptureReader::new(f))
+    Ok(CaptureReader::from_file(f))
 }
 
 fn default_out(sender: &Path) -> PathBuf {

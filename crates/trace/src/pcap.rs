@@ -99,7 +99,7 @@ pub struct Capture {
 /// wrong inside it is reported in the stats. To analyse large files, stream them with
 /// [`CaptureReader`] instead.
 pub fn read_capture_file(path: &Path) -> std::io::Result<Capture> {
-    let mut r = CaptureReader::new(File::open(path)?);
+    let mut r = CaptureReader::from_file(File::open(path)?);
     let packets = r.by_ref().collect();
     Ok(Capture {
         packets,
@@ -174,6 +174,19 @@ pub struct CaptureReader<R: Read> {
     done: bool,
     state: State,
     stats: CaptureStats,
+    /// Size of the input when known up front (a file): `finish` then need not read the rest.
+    total_len: Option<u64>,
+}
+
+impl CaptureReader<File> {
+    /// A reader of a file, whose size is taken from its metadata (so that [`Self::finish`]
+    /// after an early stop does not read through the rest of a large file).
+    pub fn from_file(f: File) -> Self {
+        let len = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+        let mut r = Self::new(f);
+        r.total_len = len;
+        r
+    }
 }
 
 impl<R: Read> CaptureReader<R> {
@@ -195,6 +208,7 @@ impl<R: Read> CaptureReader<R> {
             done: false,
             state: State::Start,
             stats: CaptureStats::default(),
+            total_len: None,
         }
     }
 
@@ -203,13 +217,15 @@ impl<R: Read> CaptureReader<R> {
         &self.stats
     }
 
-    /// The statistics, with `bytes` the size of the whole input (the rest of `src` is read
-    /// through and counted, not parsed).
+    /// The statistics, with `bytes` the size of the whole input (for a file, its size; else
+    /// the rest of `src` is read through and counted, not parsed).
     pub fn finish(mut self) -> CaptureStats {
-        let mut total = self.base + self.buf.len() as u64;
-        if !self.eof {
-            total += std::io::copy(&mut self.src, &mut std::io::sink()).unwrap_or(0);
-        }
+        let read = self.base + self.buf.len() as u64;
+        let total = match self.total_len {
+            _ if self.eof => read,
+            Some(len) => len.max(read),
+            None => read + std::io::copy(&mut self.src, &mut std::io::sink()).unwrap_or(0),
+        };
         self.stats.bytes = total;
         if self.stats.format.is_empty() {
             self.stats.format = "unknown".into();

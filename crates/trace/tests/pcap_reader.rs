@@ -17,7 +17,7 @@ use std::net::IpAddr;
 use std::time::Duration;
 use thinlab_tcp::wire::{emit_ipv4, emit_ipv6, Flags, Segment};
 use thinlab_trace::flows::analyze;
-use thinlab_trace::pcap::{read_capture, Capture, CaptureReader, MAX_RECORD};
+use thinlab_trace::pcap::{read_capture, read_capture_file, Capture, CaptureReader, MAX_RECORD};
 
 type Pkt = (u64, IpAddr, IpAddr, Segment);
 
@@ -519,6 +519,45 @@ fn a_bad_block_whose_length_runs_past_the_end_is_unreadable_in_any_chunk_size() 
         let why = r.stats.stop_reason.unwrap();
         assert!(why.starts_with("unreadable block"), "chunk {chunk}: {why}");
     }
+}
+
+#[test]
+fn a_file_stopped_early_reports_its_whole_size_and_the_offset() {
+    // Give the 4th pcapng block (the 2nd packet) a length that is no multiple of 4: reading
+    // stops there at once, and the file's size still comes out right (from its metadata,
+    // without reading the rest).
+    let (c, s) = v4();
+    let (snd, _) = thin_stream(c, s, 9);
+    let mut data = pcapng(Link::Ethernet, &snd);
+    let big = data[8..12] == [0x1a, 0x2b, 0x3c, 0x4d];
+    let len_at = |d: &[u8], at: usize| {
+        let b: [u8; 4] = d[at + 4..at + 8].try_into().unwrap();
+        (if big {
+            u32::from_be_bytes(b)
+        } else {
+            u32::from_le_bytes(b)
+        }) as usize
+    };
+    let mut at = 0;
+    for _ in 0..3 {
+        at += len_at(&data, at);
+    }
+    let bad = if big {
+        13u32.to_be_bytes()
+    } else {
+        13u32.to_le_bytes()
+    };
+    data[at + 4..at + 8].copy_from_slice(&bad);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.pcapng");
+    std::fs::write(&path, &data).unwrap();
+    let f = read_capture_file(&path).unwrap();
+    same(&f, &read_capture(&data), "file vs memory");
+    assert_eq!(f.stats.bytes, data.len() as u64);
+    assert_eq!(f.stats.stopped_at, Some(at as u64));
+    assert_eq!(f.packets.len(), 1);
+    let why = f.stats.stop_reason.unwrap();
+    assert!(why.starts_with("unreadable block"), "{why}");
 }
 
 #[test]
