@@ -4,7 +4,17 @@
 //! - `dumbbell_48_flows_100s`: 24 CBR (300 kbit/s, 1000 B) + 24 bulk flows over a 25 Mbit/s,
 //!   50 ms bottleneck with 10 Mbit/s access links, 100 simulated seconds
 //!   (bench/thinlab/dumbbell.toml);
-//! - `per_packet`: one bulk flow for 1 simulated second, reported per event processed.
+//! - `per_packet`: one bulk flow for 1 simulated second, reported per event processed;
+//! - `mechanisms/{thin,bulk}_{off,idle}`: is the per-packet path slower with mechanisms off?
+//!   The same loss-free workloads (the thin stream for 30 minutes; the bulk flow of
+//!   `per_packet`) with every mechanism off (`mechanisms = []`) and with every mechanism on
+//!   but never triggering (no loss: nothing to retransmit, probe or bundle; the setup asserts
+//!   that no retransmission, probe or bundle happened). Every hook of a mechanism that is
+//!   off returns at its first check of `cfg.mechanisms`, so the off path does a subset of
+//!   the idle path's work: idle ≈ off bounds the cost of the mechanisms' code on the path
+//!   (docs/performance.md reports the ratios of one run). Both runs use SACK, which TLP and
+//!   RACK need, so the comparison changes nothing but the mechanism list. `bulk_idle_<name>`
+//!   turns on one mechanism at a time, to attribute the difference.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -74,6 +84,114 @@ app = { kind = "bulk" }
     .expect("per-packet scenario")
 }
 
+const ALL_MECHANISMS: &str = r#"["rdb", "linear-timeouts", "thin-dupack", "early-retransmit", "er-threshold", "tlp", "rack"]"#;
+
+/// The loss-free workloads of the `mechanisms` group, with `mechanisms` as the list.
+fn mechanisms_workload(thin: bool, mechanisms: &str) -> Scenario {
+    let (duration, rtt, app) = if thin {
+        ("30min", "100ms", r#"{ kind = "fixed", payload_bytes = 120, interval = "140ms" }"#)
+    } else {
+        ("1s", "20ms", r#"{ kind = "bulk" }"#)
+    };
+    Scenario::from_toml_str(&format!(
+        r#"
+name = "bench-mechanisms"
+duration = "{duration}"
+[network]
+rtt = "{rtt}"
+bandwidth = "100Mbit"
+queue_packets = 200
+[[flow]]
+app = {app}
+tcp = {{ profile = "linux-2.6.22", nodelay = true, sack = true, mechanisms = {mechanisms} }}
+"#
+    ))
+    .expect("mechanisms scenario")
+}
+
+/// CPU time this thread has run, in ns (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`): unlike the
+/// wall clock it does not count the time other processes hold the CPU, which on a shared
+/// 2-core machine is most of the noise. `None` if the clock is unavailable.
+fn thread_cpu_ns() -> Option<u64> {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
+/// `t(candidate) / t(baseline)` over `pairs` runs of each, taken back to back with the order
+/// alternating, on this thread's CPU time (wall time where that is unavailable): the median
+/// and quartiles of the per-pair ratios, and the ratio of the two minimum times.
+#[allow(clippy::disallowed_methods)] // a benchmark reads the clock by nature
+fn paired_ratio(baseline: &Scenario, candidate: &Scenario, pairs: usize) -> [f64; 4] {
+    let time = |s: &Scenario| {
+        let (c, t) = (thread_cpu_ns(), std::time::Instant::now());
+        black_box(run(s, 1));
+        match (c, thread_cpu_ns()) {
+            (Some(a), Some(b)) => (b - a) as f64,
+            _ => t.elapsed().as_nanos() as f64,
+        }
+    };
+    let (mut min_b, mut min_c) = (f64::MAX, f64::MAX);
+    let mut r: Vec<f64> = (0..pairs)
+        .map(|i| {
+            let (b, c) = if i % 2 == 0 {
+                let b = time(baseline);
+                (b, time(candidate))
+            } else {
+                let c = time(candidate);
+                (time(baseline), c)
+            };
+            (min_b, min_c) = (min_b.min(b), min_c.min(c));
+            c / b
+        })
+        .collect();
+    r.sort_by(f64::total_cmp);
+    [r[pairs / 4], r[pairs / 2], r[3 * pairs / 4], min_c / min_b]
+}
+
+fn mechanisms(c: &mut Criterion) {
+    let mut g = c.benchmark_group("mechanisms");
+    g.sample_size(20);
+    let mut cases = vec![];
+    for (thin, name) in [(true, "thin"), (false, "bulk")] {
+        for (list, label) in [("[]", "off"), (ALL_MECHANISMS, "idle")] {
+            cases.push((thin, name, list.to_string(), label.to_string()));
+        }
+    }
+    // each mechanism alone, on the bulk flow (many segments in flight: where a per-ACK cost
+    // shows most)
+    for m in ["rdb", "linear-timeouts", "thin-dupack", "early-retransmit", "er-threshold", "tlp", "rack"] {
+        cases.push((false, "bulk", format!("[\"{m}\"]"), format!("idle_{m}")));
+    }
+    {
+        for (thin, name, list, label) in cases {
+            let s = mechanisms_workload(thin, &list);
+            let r = run(&s, 1);
+            let p = &r.flows[0].records.packets;
+            assert_eq!(
+                (p.retransmissions(), p.rdb_bundles, r.flows[0].dropped_loss),
+                (0, 0, 0),
+                "{name}_{label}: a mechanism triggered or a packet was lost"
+            );
+            println!(
+                "mechanisms/{name}_{label}: {} events, {} data packets",
+                r.events_processed, p.data_packets_sent
+            );
+            if label != "off" {
+                let [q1, med, q3, mins] = paired_ratio(&mechanisms_workload(thin, "[]"), &s, 41);
+                println!(
+                    "mechanisms/{name}_{label} / {name}_off, CPU time, 41 alternating pairs: \
+                     median {med:.3} (quartiles {q1:.3}–{q3:.3}), ratio of minimums {mins:.3}"
+                );
+            }
+            g.throughput(Throughput::Elements(r.events_processed));
+            g.bench_function(format!("{name}_{label}"), |b| b.iter(|| black_box(run(&s, 1))));
+        }
+    }
+    g.finish();
+}
+
 fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("sim");
     g.sample_size(10);
@@ -90,5 +208,5 @@ fn benches(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(sim, benches);
+criterion_group!(sim, benches, mechanisms);
 criterion_main!(sim);
