@@ -90,9 +90,25 @@ impl Endpoint {
         let limit = blocks.iter().map(|b| b.1).max().unwrap_or(0).max(ack.max(0) as u64);
         let ecr = if self.neg.timestamps { seg.options.timestamps.map(|(_, e)| e) } else { None };
         let min_rtt = self.rtt.min_rtt();
+        // Only segments this ACK can deliver: those below the cumulative ACK and those that
+        // start inside a SACK block (index ranges by binary search), visited once each in
+        // sequence order (RACK.rtt keeps the last one's): proportional to what was acked, not
+        // to the queue.
+        let mut ranges: ArrayVec<(usize, usize), 5> = ArrayVec::new();
+        ranges.push((0, self.snd.index_from(ack.max(0) as u64)));
+        for &(l, r) in &blocks {
+            ranges.push((self.snd.index_from(l), self.snd.index_from(r)));
+        }
+        ranges.sort_unstable();
         let r = &mut self.rack_tlp.rack;
         let prior_fack = r.fack;
-        for s in self.snd.iter() {
+        let mut next = 0;
+        let indices = ranges.into_iter().flat_map(|(a, b)| {
+            let from = a.max(next);
+            next = next.max(b);
+            from..b
+        });
+        for s in indices.map(|i| self.snd.get(i).expect("index in range")) {
             if s.start >= limit {
                 break;
             }

@@ -255,11 +255,12 @@ impl SendQueue {
 
     /// Index of the first segment marked lost whose retransmission is not in flight.
     pub fn first_to_retransmit(&self) -> Option<usize> {
+        // `retrans` implies `lost` (set only on a lost segment; `lost` is cleared only with it),
+        // so retrans_out ≤ lost_out, and equality means every lost segment already has a
+        // retransmission in flight: no walk of the queue on every transmit opportunity
+        debug_assert!(self.retrans_out <= self.lost_out);
         if self.lost_out <= self.retrans_out {
-            // every lost segment already has a retransmission in flight
-            if self.lost_out == 0 {
-                return None;
-            }
+            return None;
         }
         self.rtx.iter().position(|s| s.lost && !s.retrans && !s.sacked)
     }

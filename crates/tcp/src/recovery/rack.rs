@@ -126,6 +126,14 @@ pub fn detect_loss(q: &mut SendQueue, r: &RackState, now: Instant, reo_wnd: Dura
     let mut wait: Option<Duration> = None;
     for i in 0..q.len() {
         let s = q.get(i).expect("index in range");
+        // The queue is in sequence order and first transmissions go out in sequence order, so
+        // once a segment was *first* sent after RACK's segment, every later one was too (and
+        // a retransmission is later still): nothing beyond can be lost by RACK's rule. This
+        // bounds the walk by the segments sent before RACK's one, as Linux's walk of its
+        // send-time-sorted list is, instead of the whole queue on every ACK.
+        if sent_after(s.first_sent, s.seq_end(), rack_ts, r.end_seq) {
+            break;
+        }
         // skip delivered segments, and lost ones whose retransmission has not been sent yet
         if s.sacked || (s.lost && !s.retrans) || !sent_after(rack_ts, r.end_seq, s.last_sent, s.seq_end()) {
             continue;
