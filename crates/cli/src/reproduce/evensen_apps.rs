@@ -73,12 +73,102 @@ struct SeedRow {
 
 /// The seed's rows: (app, loss, TCP, RDB).
 const SEED: [(&str, f64, SeedRow, SeedRow); 6] = [
-    ("skype-tcp", 0.02, SeedRow { retrans: 1.97, packet: 322.0, avg: 149.8, max: 11018.0 }, SeedRow { retrans: 0.03, packet: 1154.0, avg: 132.0, max: 22018.0 }),
-    ("skype-tcp", 0.05, SeedRow { retrans: 4.88, packet: 381.0, avg: 182.8, max: 22772.0 }, SeedRow { retrans: 0.18, packet: 1124.0, avg: 136.6, max: 11015.0 }),
-    ("ssh", 0.02, SeedRow { retrans: 2.25, packet: 167.0, avg: 148.7, max: 22930.0 }, SeedRow { retrans: 0.48, packet: 223.0, avg: 136.6, max: 10800.0 }),
-    ("ssh", 0.05, SeedRow { retrans: 5.53, packet: 171.0, avg: 181.9, max: 21739.0 }, SeedRow { retrans: 1.38, packet: 228.0, avg: 146.5, max: 10954.0 }),
-    ("bzflag", 0.02, SeedRow { retrans: 1.98, packet: 112.0, avg: 150.0, max: 21930.0 }, SeedRow { retrans: 0.0, packet: 267.0, avg: 131.5, max: 10989.0 }),
-    ("bzflag", 0.05, SeedRow { retrans: 4.91, packet: 129.0, avg: 182.9, max: 22050.0 }, SeedRow { retrans: 0.02, packet: 269.0, avg: 133.5, max: 22061.0 }),
+    (
+        "skype-tcp",
+        0.02,
+        SeedRow {
+            retrans: 1.97,
+            packet: 322.0,
+            avg: 149.8,
+            max: 11018.0,
+        },
+        SeedRow {
+            retrans: 0.03,
+            packet: 1154.0,
+            avg: 132.0,
+            max: 22018.0,
+        },
+    ),
+    (
+        "skype-tcp",
+        0.05,
+        SeedRow {
+            retrans: 4.88,
+            packet: 381.0,
+            avg: 182.8,
+            max: 22772.0,
+        },
+        SeedRow {
+            retrans: 0.18,
+            packet: 1124.0,
+            avg: 136.6,
+            max: 11015.0,
+        },
+    ),
+    (
+        "ssh",
+        0.02,
+        SeedRow {
+            retrans: 2.25,
+            packet: 167.0,
+            avg: 148.7,
+            max: 22930.0,
+        },
+        SeedRow {
+            retrans: 0.48,
+            packet: 223.0,
+            avg: 136.6,
+            max: 10800.0,
+        },
+    ),
+    (
+        "ssh",
+        0.05,
+        SeedRow {
+            retrans: 5.53,
+            packet: 171.0,
+            avg: 181.9,
+            max: 21739.0,
+        },
+        SeedRow {
+            retrans: 1.38,
+            packet: 228.0,
+            avg: 146.5,
+            max: 10954.0,
+        },
+    ),
+    (
+        "bzflag",
+        0.02,
+        SeedRow {
+            retrans: 1.98,
+            packet: 112.0,
+            avg: 150.0,
+            max: 21930.0,
+        },
+        SeedRow {
+            retrans: 0.0,
+            packet: 267.0,
+            avg: 131.5,
+            max: 10989.0,
+        },
+    ),
+    (
+        "bzflag",
+        0.05,
+        SeedRow {
+            retrans: 4.91,
+            packet: 129.0,
+            avg: 182.9,
+            max: 22050.0,
+        },
+        SeedRow {
+            retrans: 0.02,
+            packet: 269.0,
+            avg: 133.5,
+            max: 22061.0,
+        },
+    ),
 ];
 
 /// The seed's application-layer CDF statements: (app, loss, share of data, TCP's extra
@@ -110,12 +200,14 @@ fn measure(ran: &Ran, app: &str, loss: f64, v: Variant) -> Result<Measured> {
     let c = ran.find(&[p(APP, app), p(LOSS, loss), p(MECHANISMS, v.mechanisms())])?;
     let m = |f: fn(&FlowMetrics) -> f64| ran.mean(c, 0, f);
     let payload = m(|m| m.avg_payload_bytes.unwrap_or(f64::NAN));
-    let mut extra: Vec<f64> = ran.pooled_latency(c, 0).iter().map(|l| l - ONE_WAY_MS).collect();
+    let mut extra: Vec<f64> = ran
+        .pooled_latency(c, 0)
+        .iter()
+        .map(|l| l - ONE_WAY_MS)
+        .collect();
     extra.sort_unstable_by(f64::total_cmp);
     Ok(Measured {
-        retrans: m(|m| {
-            100.0 * m.retransmissions as f64 / (m.data_packets_sent.max(1)) as f64
-        }),
+        retrans: m(|m| 100.0 * m.retransmissions as f64 / (m.data_packets_sent.max(1)) as f64),
         packet: payload + HEADER_BYTES,
         payload,
         avg: m(|m| m.ack_latency_ms.mean.unwrap_or(f64::NAN)),
@@ -134,12 +226,25 @@ fn quantile(sorted: &[f64], share: f64) -> f64 {
 }
 
 fn run(ctx: &mut Ctx) -> Result<Report> {
-    let (duration, label) = if ctx.quick { ("10min", "10 minutes") } else { ("8h", "8 hours") };
+    let (duration, label) = if ctx.quick {
+        ("10min", "10 minutes")
+    } else {
+        ("8h", "8 hours")
+    };
     let sets: Vec<(&str, Value)> = vec![
         ("duration", Value::from(duration)),
-        ("sweep.flow.0.app.name", Value::Array(["skype-tcp", "ssh", "bzflag"].map(Value::from).to_vec())),
-        ("sweep.network.loss.rate", Value::Array(vec![Value::from(0.02), Value::from(0.05)])),
-        ("sweep.flow.0.tcp.mechanisms", Value::Array(Variant::ALL.iter().map(|v| v.mechanisms()).collect())),
+        (
+            "sweep.flow.0.app.name",
+            Value::Array(["skype-tcp", "ssh", "bzflag"].map(Value::from).to_vec()),
+        ),
+        (
+            "sweep.network.loss.rate",
+            Value::Array(vec![Value::from(0.02), Value::from(0.05)]),
+        ),
+        (
+            "sweep.flow.0.tcp.mechanisms",
+            Value::Array(Variant::ALL.iter().map(|v| v.mechanisms()).collect()),
+        ),
     ];
     let ran = ctx.run_file("apps", &SCENARIO, &sets)?;
     let mut report = Report {
@@ -172,12 +277,21 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         let shape = rdb.retrans < 0.5 * tcp.retrans;
         // Where writes come faster than RTO − RTT (Skype, BZFlag), the next write nearly
         // always repairs a loss before the RTO; SSH's long gaps leave it less to do.
-        all_ok &= if *app == "ssh" { rdb.retrans < 0.75 * tcp.retrans } else { rdb.retrans < tcp.retrans / 3.0 };
+        all_ok &= if *app == "ssh" {
+            rdb.retrans < 0.75 * tcp.retrans
+        } else {
+            rdb.retrans < tcp.retrans / 3.0
+        };
         report.claim(
             &format!("B.{app}.{l:.0}a"),
             &format!("{app}, {l:.0} % loss: retransmission share TCP → RDB"),
             format!("{} % → {} %", tcp_seed.retrans, rdb_seed.retrans),
-            format!("{} % → {} % (all modifications {} %)", num(tcp.retrans, 2), num(rdb.retrans, 2), num(all.retrans, 2)),
+            format!(
+                "{} % → {} % (all modifications {} %)",
+                num(tcp.retrans, 2),
+                num(rdb.retrans, 2),
+                num(all.retrans, 2)
+            ),
             verdict(rt_ok, shape),
             retrans_note(app),
         );
@@ -186,7 +300,12 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             &format!("B.{app}.{l:.0}b"),
             &format!("{app}, {l:.0} % loss: average latency TCP → RDB (ms)"),
             format!("{} → {}", tcp_seed.avg, rdb_seed.avg),
-            format!("{} → {} (all {})", num(tcp.avg, 1), num(rdb.avg, 1), num(all.avg, 1)),
+            format!(
+                "{} → {} (all {})",
+                num(tcp.avg, 1),
+                num(rdb.avg, 1),
+                num(all.avg, 1)
+            ),
             verdict(avg_ok, rdb.avg < tcp.avg),
             "Time from the write to its cumulative ACK, mean over writes; reproduced within \
              10 %. RDB's means match the seed's; TCP's are 5–25 % higher than the seed's at \
@@ -215,11 +334,15 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     // Application-layer CDF statements.
     for (app, loss, share, tcp_s, rdb_s) in &SEED_CDF {
         let l = loss * 100.0;
-        let r = rows.iter().find(|r| r.0 == app && (r.1 - l).abs() < 1e-9).expect("row");
+        let r = rows
+            .iter()
+            .find(|r| r.0 == app && (r.1 - l).abs() < 1e-9)
+            .expect("row");
         let (t, d) = (quantile(&r.2.extra, *share), quantile(&r.3.extra, *share));
         let instant = 10.0;
         let rdb_seed = rdb_s.map_or("≈ 0 (\"instantly\")".to_string(), |v| format!("{v} ms"));
-        let number = within(t, *tcp_s, 0.2) && rdb_s.map_or(d <= instant, |v| (d - v).abs() <= 0.2 * v + instant);
+        let number = within(t, *tcp_s, 0.2)
+            && rdb_s.map_or(d <= instant, |v| (d - v).abs() <= 0.2 * v + instant);
         let shape = d < 0.5 * t;
         all_ok &= shape;
         report.claim(
@@ -240,11 +363,24 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
 
     // Bandwidth.
     let ratio = |app: &str| -> Vec<(f64, f64)> {
-        rows.iter().filter(|r| *r.0 == app).map(|r| (r.1, r.3.packet / r.2.packet)).collect()
+        rows.iter()
+            .filter(|r| *r.0 == app)
+            .map(|r| (r.1, r.3.packet / r.2.packet))
+            .collect()
     };
     for (app, seed_text, lo, hi) in [
-        ("skype-tcp", "≈ 4× larger packets (322 → 1154 B, 381 → 1124 B)", 2.5, 5.0),
-        ("bzflag", "≈ 2.5× larger packets (112 → 267 B, 129 → 269 B)", 1.8, 3.2),
+        (
+            "skype-tcp",
+            "≈ 4× larger packets (322 → 1154 B, 381 → 1124 B)",
+            2.5,
+            5.0,
+        ),
+        (
+            "bzflag",
+            "≈ 2.5× larger packets (112 → 267 B, 129 → 269 B)",
+            1.8,
+            3.2,
+        ),
     ] {
         let r = ratio(app);
         let ok = r.iter().all(|x| x.1 >= lo && x.1 <= hi);
@@ -252,7 +388,10 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             &format!("B.{app}.bw"),
             &format!("{app}: RDB's packets against TCP's (with headers)"),
             seed_text,
-            r.iter().map(|x| format!("{} % loss: {:.2}×", x.0, x.1)).collect::<Vec<_>>().join(", "),
+            r.iter()
+                .map(|x| format!("{} % loss: {:.2}×", x.0, x.1))
+                .collect::<Vec<_>>()
+                .join(", "),
             verdict(ok, r.iter().all(|x| x.1 > 1.3)),
             format!(
                 "Reproduced when within {lo}–{hi}×. A bundle carries what was written during \
@@ -261,13 +400,23 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             ),
         );
     }
-    let ssh: Vec<(f64, f64)> = rows.iter().filter(|r| *r.0 == "ssh").map(|r| (r.1, r.3.packet - r.2.packet)).collect();
+    let ssh: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| *r.0 == "ssh")
+        .map(|r| (r.1, r.3.packet - r.2.packet))
+        .collect();
     report.claim(
         "B.ssh.bw",
         "ssh: RDB's packets are ~50 B larger than TCP's",
         "+56 B (2 %), +57 B (5 %)",
-        ssh.iter().map(|x| format!("{} %: {:+.0} B", x.0, x.1)).collect::<Vec<_>>().join(", "),
-        verdict(ssh.iter().all(|x| x.1 >= 40.0 && x.1 <= 75.0), ssh.iter().all(|x| x.1 > 0.0)),
+        ssh.iter()
+            .map(|x| format!("{} %: {:+.0} B", x.0, x.1))
+            .collect::<Vec<_>>()
+            .join(", "),
+        verdict(
+            ssh.iter().all(|x| x.1 >= 40.0 && x.1 <= 75.0),
+            ssh.iter().all(|x| x.1 > 0.0),
+        ),
         "Reproduced within 40–75 B. Our SSH writes are Table 2.1's 48 B every 323 ms (mean), \
          so a bundle rarely finds unacknowledged data and carries small writes; the seed's SSH \
          dump sent 116 B every 83 ms, which bundles more and larger writes.",
@@ -282,7 +431,25 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     // Table and figures.
     let mut table_rows = Vec::new();
     for (app, l, tcp, rdb, all) in &rows {
-        for (v, m) in [(Variant::Tcp, tcp), (Variant::Rdb, rdb), (Variant::All, all)] {
+        let seed = SEED
+            .iter()
+            .find(|s| s.0 == **app && (s.1 * 100.0 - l).abs() < 1e-9);
+        for (v, m) in [
+            (Variant::Tcp, tcp),
+            (Variant::Rdb, rdb),
+            (Variant::All, all),
+        ] {
+            let s = seed.and_then(|s| match v {
+                Variant::Tcp => Some(&s.2),
+                Variant::Rdb => Some(&s.3),
+                Variant::All => None,
+            });
+            let seed_cell = s.map_or("–".to_string(), |s| {
+                format!(
+                    "{} % · {} B · {} / {} ms",
+                    s.retrans, s.packet, s.avg, s.max
+                )
+            });
             table_rows.push(vec![
                 app.to_string(),
                 format!("{l:.0} %"),
@@ -292,6 +459,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
                 num(m.packet, 0),
                 num(m.avg, 1),
                 num(m.max, 0),
+                seed_cell,
                 num(quantile(&m.extra, 0.99), 0),
                 num(m.packets, 0),
                 format!("{:.2}", m.bytes / m.unique.max(1.0)),
@@ -300,16 +468,38 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     }
     let mut sec = String::from("## Tables 4.4–4.6, ours\n\n");
     sec += &md_table(
-        &["app", "loss", "variant", "retrans %", "payload B", "packet B (+66)", "ACK latency avg ms", "max ms", "extra app latency p99 ms", "packets", "bytes sent / unique"],
+        &[
+            "app",
+            "loss",
+            "variant",
+            "retrans %",
+            "payload B",
+            "packet B (+66)",
+            "ACK latency avg ms",
+            "max ms",
+            "seed: retrans · packet · avg / max",
+            "extra app latency p99 ms",
+            "packets",
+            "bytes sent / unique",
+        ],
         &table_rows,
     );
     sec += "\n## Application-layer latency (Figures 4.7, 4.8, 4.10, 4.11, 4.13, 4.14)\n\n";
     sec += "Extra latency = application-layer latency − 65 ms one-way delay, per write (log x axis).\n\n";
     for (app, l, tcp, rdb, all) in &rows {
         let series = vec![
-            ("TCP".to_string(), tcp.extra.iter().map(|x| x.max(0.01)).collect::<Vec<f64>>()),
-            ("RDB".to_string(), rdb.extra.iter().map(|x| x.max(0.01)).collect()),
-            ("all modifications".to_string(), all.extra.iter().map(|x| x.max(0.01)).collect()),
+            (
+                "TCP".to_string(),
+                tcp.extra.iter().map(|x| x.max(0.01)).collect::<Vec<f64>>(),
+            ),
+            (
+                "RDB".to_string(),
+                rdb.extra.iter().map(|x| x.max(0.01)).collect(),
+            ),
+            (
+                "all modifications".to_string(),
+                all.extra.iter().map(|x| x.max(0.01)).collect(),
+            ),
         ];
         sec += &figure::latency(
             ctx,

@@ -197,7 +197,10 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     sets.push((LOSS, Value::from(0.01)));
     sets.push((MECHANISMS, Value::Array(vec![Value::from("rdb")])));
     sets.push(("sweep.network.rtt", Value::Array(vec![ms(98), ms(102)])));
-    sets.push(("sweep.flow.0.app.interval", Value::Array(tie_iat.iter().map(|&i| ms(i)).collect())));
+    sets.push((
+        "sweep.flow.0.app.interval",
+        Value::Array(tie_iat.iter().map(|&i| ms(i)).collect()),
+    ));
     let tie_ran = ctx.run_file("tie", &SCENARIO, &sets)?;
     let mut tie = Vec::new();
     for i in tie_iat {
@@ -212,7 +215,14 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     let rto = rto_part(ctx)?;
 
     rto_claims(&mut report, &rto);
-    loss_claims(&mut report, &loss_rt, &loss_pl, &loss_pk, &loss_ack, &loss_ack_p50);
+    loss_claims(
+        &mut report,
+        &loss_rt,
+        &loss_pl,
+        &loss_pk,
+        &loss_ack,
+        &loss_ack_p50,
+    );
     rtt_claims(&mut report, &rtt_rt, &rtt_pl);
     iat_claims(&mut report, &iat_rt, &iat_pl, &tie);
 
@@ -624,9 +634,9 @@ fn iat_claims(
         "Above 200 ms an RTO fires before the next write can carry the lost data.",
     );
     let (seed, ours, worst) = compare_payload(pl, &TABLE_4_3);
-    let between = tie.iter().all(|t| {
-        seed_at(&TABLE_4_3, t.0).is_none_or(|s| s >= t.1 * 0.95 && s <= t.2 * 1.05)
-    });
+    let between = tie
+        .iter()
+        .all(|t| seed_at(&TABLE_4_3, t.0).is_none_or(|s| s >= t.1 * 0.95 && s <= t.2 * 1.05));
     let tie_text: Vec<String> = tie
         .iter()
         .map(|t| format!("{}: {} / {}", t.0, num(t.1, 1), num(t.2, 1)))
