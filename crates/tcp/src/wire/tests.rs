@@ -291,7 +291,7 @@ fn all_option_combinations_round_trip() {
                 let b = encode(&seg);
                 let hl = header_len(&o);
                 assert_eq!(b.len(), hl + 3);
-                assert!(hl % 4 == 0 && (20..=60).contains(&hl), "{o:?}: {hl}");
+                assert!(hl.is_multiple_of(4) && (20..=60).contains(&hl), "{o:?}: {hl}");
                 let got = parse(&b).unwrap();
                 assert_eq!(
                     got,
@@ -874,7 +874,7 @@ proptest! {
     fn round_trip(seg in arb_segment(64)) {
         let b = encode(&seg);
         let hl = header_len(&seg.options);
-        prop_assert!(hl % 4 == 0 && (20..=60).contains(&hl));
+        prop_assert!(hl.is_multiple_of(4) && (20..=60).contains(&hl));
         prop_assert_eq!(b.len(), hl + seg.payload.len());
         prop_assert_eq!(b[16..18].to_vec(), vec![0, 0]);
         let expected = Segment { options: emitted_options(&seg.options), ..seg.clone() };
@@ -955,7 +955,7 @@ proptest! {
     fn fuzz_option_soup(raw in vec(arb_raw_option(), 0..8), payload in vec(any::<u8>(), 0..8)) {
         let mut o: Vec<u8> = raw.concat();
         o.truncate(40);
-        while o.len() % 4 != 0 {
+        while !o.len().is_multiple_of(4) {
             o.push(0);
         }
         check_stable(&with_raw_options(&o, &payload))?;
