@@ -343,3 +343,26 @@ fn dupacks_keep_their_window_when_the_application_reads_between_them() {
     assert!(c[0].window > b[0].window, "{} vs {}", c[0].window, b[0].window);
     assert_eq!(c[0].window % 536, 0);
 }
+
+#[test]
+fn linux_delayed_ack_counts_only_the_new_bytes_of_an_overlapping_segment() {
+    let mut c = cfg();
+    c.delayed_ack = thinlab_tcp::DelayedAckModel::Linux;
+    let (mut ep, p) = client(c, mss_opts(1000), ms(10));
+    // leave quick-ACK mode (16 immediate ACKs)
+    for i in 0..16u64 {
+        ep.handle_segment(ms(20 + i), p.data(100 * i, 100));
+        assert_eq!(drain(&mut ep, ms(20 + i)).len(), 1, "quick ACK {i}");
+    }
+    ep.handle_segment(ms(40), p.data(1600, 100));
+    assert!(drain(&mut ep, ms(40)).is_empty(), "delayed");
+    // a 500-byte RDB-style bundle [1300, 1800) with 100 new bytes: 200 new bytes are
+    // unacknowledged, below one rcv_mss (536), so the ACK stays delayed (counting the
+    // segment's 500 bytes would make 600 and force it out)
+    ep.handle_segment(ms(41), p.data(1300, 500));
+    assert_eq!(ep.rcv_nxt(), 1800);
+    assert!(drain(&mut ep, ms(41)).is_empty(), "still delayed");
+    // 400 more new bytes: 600 > 536, now
+    ep.handle_segment(ms(42), p.data(1800, 400));
+    assert_eq!(drain(&mut ep, ms(42)).len(), 1);
+}
