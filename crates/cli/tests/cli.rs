@@ -195,11 +195,25 @@ fn sweep_product_and_set_overrides() {
     // `--set sweep.KEY=[..]` replaces the file's axis for the dotted KEY.
     let o = thinlab(
         tmp.path(),
-        &["run", &f, "--out", "b", "--quiet", "--set", "duration=5s", "--set", "repetitions=1",
-          "--set", "sweep.network.rtt=[10ms]"],
+        &[
+            "run",
+            &f,
+            "--out",
+            "b",
+            "--quiet",
+            "--set",
+            "duration=5s",
+            "--set",
+            "repetitions=1",
+            "--set",
+            "sweep.network.rtt=[10ms]",
+        ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    let runs = summary(&tmp.path().join("b"))["runs"].as_array().unwrap().clone();
+    let runs = summary(&tmp.path().join("b"))["runs"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert_eq!(runs.len(), 2, "2 loss rates × the one RTT given by --set");
     assert_eq!(runs[0]["params"]["network.rtt"], "10ms");
 
@@ -423,12 +437,38 @@ fn same_seed_gives_byte_identical_results_whatever_the_parallelism() {
     let lossy = with(&small(), "rate = 0.0", "rate = 0.03");
     let f = write(tmp.path(), "s.toml", &lossy);
     for (out, jobs, seed) in [("a", "1", "7"), ("b", "2", "7"), ("c", "2", "8")] {
-        let o = thinlab(tmp.path(), &["run", &f, "--out", out, "--quiet", "--jobs", jobs, "--set", &format!("seed={seed}")]);
+        let o = thinlab(
+            tmp.path(),
+            &[
+                "run",
+                &f,
+                "--out",
+                out,
+                "--quiet",
+                "--jobs",
+                jobs,
+                "--set",
+                &format!("seed={seed}"),
+            ],
+        );
         assert!(o.status.success(), "{}", stderr(&o));
     }
     let read = |d: &str, f: &str| std::fs::read(tmp.path().join(d).join(f)).unwrap();
-    for file in ["summary.json", "runs.csv", "latency_cdf.csv", "latency_cdf.svg"] {
-        assert_eq!(read("a", file), read("b", file), "{file} differs between --jobs 1 and 2");
+    for file in [
+        "summary.json",
+        "runs.csv",
+        "latency_cdf.csv",
+        "latency_cdf.svg",
+    ] {
+        assert_eq!(
+            read("a", file),
+            read("b", file),
+            "{file} differs between --jobs 1 and 2"
+        );
     }
-    assert_ne!(read("a", "runs.csv"), read("c", "runs.csv"), "another seed, other losses");
+    assert_ne!(
+        read("a", "runs.csv"),
+        read("c", "runs.csv"),
+        "another seed, other losses"
+    );
 }

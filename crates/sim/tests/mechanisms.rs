@@ -12,10 +12,11 @@ use thinlab_tcp::ThinDetection;
 const SEEDS: [u64; 3] = [1, 2, 7];
 
 fn scenario(mechanisms: &str, extra: &str) -> Scenario {
-    common::thin_stream("10min", &format!("profile = \"linux-2.6.22\", nodelay = true, mechanisms = [{mechanisms}] {extra}"))
+    common::thin_stream(
+        "10min",
+        &format!("profile = \"linux-2.6.22\", nodelay = true, mechanisms = [{mechanisms}] {extra}"),
+    )
 }
-
-
 
 struct Summary {
     p99: f64,
@@ -65,10 +66,23 @@ fn measure(label: &str, mechanisms: &str) -> (Summary, Vec<RunResult>) {
 fn linear_timeouts_and_thin_dupack_cut_the_tail() {
     let (plain, rp) = measure("plain", "");
     let (lt, rl) = measure("linear-timeouts", "\"linear-timeouts\"");
-    let (both, rb) = measure("thin-dupack+linear-timeouts", "\"thin-dupack\", \"linear-timeouts\"");
+    let (both, rb) = measure(
+        "thin-dupack+linear-timeouts",
+        "\"thin-dupack\", \"linear-timeouts\"",
+    );
     assert!(rp.iter().all(|r| r.flows[0].dropped_loss > 50));
-    assert!(lt.max < plain.max * 0.8, "LT max {:.1} vs plain {:.1}", lt.max, plain.max);
-    assert!(both.p99 < plain.p99 * 0.9, "mFR+LT p99 {:.1} vs plain {:.1}", both.p99, plain.p99);
+    assert!(
+        lt.max < plain.max * 0.8,
+        "LT max {:.1} vs plain {:.1}",
+        lt.max,
+        plain.max
+    );
+    assert!(
+        both.p99 < plain.p99 * 0.9,
+        "mFR+LT p99 {:.1} vs plain {:.1}",
+        both.p99,
+        plain.p99
+    );
     assert!(both.mean <= plain.mean);
     let count = |rs: &[RunResult], f: fn(&thinlab_trace::PacketCounters) -> u64| -> u64 {
         rs.iter().map(|r| f(&r.flows[0].records.packets)).sum()
@@ -93,9 +107,20 @@ fn scenario_keys_reach_the_endpoint() {
     let t = &scenario("\"tlp\", \"rack\"", "").flows[0].tcp;
     assert!(t.mechanisms.tlp && t.mechanisms.rack);
     assert_eq!(c.thin_detection, ThinDetection::Dpifl);
-    assert_eq!(scenario("", ", thin_detection = \"pif4\"").flows[0].tcp.thin_detection, ThinDetection::Pif4);
-    assert_eq!(scenario("", "").flows[0].tcp.thin_detection, ThinDetection::Pif4);
-    let r = scenario("\"rdb\"", ", rdb_variant = \"patch\", rdb_max_bytes = 240, rdb_max_packets = 3");
+    assert_eq!(
+        scenario("", ", thin_detection = \"pif4\"").flows[0]
+            .tcp
+            .thin_detection,
+        ThinDetection::Pif4
+    );
+    assert_eq!(
+        scenario("", "").flows[0].tcp.thin_detection,
+        ThinDetection::Pif4
+    );
+    let r = scenario(
+        "\"rdb\"",
+        ", rdb_variant = \"patch\", rdb_max_bytes = 240, rdb_max_packets = 3",
+    );
     let rc = &r.flows[0].tcp;
     assert!(rc.mechanisms.rdb);
     assert_eq!(
@@ -103,7 +128,10 @@ fn scenario_keys_reach_the_endpoint() {
         (thinlab_tcp::RdbVariant::Patch, 240, 3)
     );
     let d = &scenario("\"rdb\"", "").flows[0].tcp;
-    assert_eq!((d.rdb_variant, d.rdb_max_bytes, d.rdb_max_packets), (thinlab_tcp::RdbVariant::Seed, 0, 1));
+    assert_eq!(
+        (d.rdb_variant, d.rdb_max_bytes, d.rdb_max_packets),
+        (thinlab_tcp::RdbVariant::Seed, 0, 1)
+    );
 }
 
 #[test]
@@ -114,7 +142,10 @@ fn early_mechanisms_run_and_are_attributed() {
     );
     for r in &r {
         let p = &r.flows[0].records.packets;
-        assert!(p.retrans_early > 0 && p.retrans_fast == 0, "ER / F-RTO retransmissions are Early");
+        assert!(
+            p.retrans_early > 0 && p.retrans_fast == 0,
+            "ER / F-RTO retransmissions are Early"
+        );
         assert!(p.rto_events * 4 < p.retrans_early);
     }
 }

@@ -14,7 +14,8 @@
 use thinlab_sim::{run, Scenario};
 
 fn padhye_bps(mss: f64, rtt: f64, t0: f64, p: f64, b: f64) -> f64 {
-    let denom = rtt * (2.0 * b * p / 3.0).sqrt() + t0 * (3.0 * (3.0 * b * p / 8.0).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p);
+    let denom = rtt * (2.0 * b * p / 3.0).sqrt()
+        + t0 * (3.0 * (3.0 * b * p / 8.0).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p);
     mss * 8.0 / denom
 }
 
@@ -47,8 +48,14 @@ fn newreno_bulk_throughput_follows_the_padhye_model() {
         // RTO ≈ RTT + 200 ms for the linux-2.6.22 profile
         let model = padhye_bps(1448.0, 0.1, 0.3, p, 1.0);
         let ratio = got / model;
-        eprintln!("loss {p} sack {sack}: goodput {:.0} bit/s, Padhye {:.0} bit/s, ratio {ratio:.2}", got, model);
-        assert!((0.6..=1.6).contains(&ratio), "loss {p} sack {sack}: ratio {ratio:.2}");
+        eprintln!(
+            "loss {p} sack {sack}: goodput {:.0} bit/s, Padhye {:.0} bit/s, ratio {ratio:.2}",
+            got, model
+        );
+        assert!(
+            (0.6..=1.6).contains(&ratio),
+            "loss {p} sack {sack}: ratio {ratio:.2}"
+        );
     }
 }
 
@@ -58,5 +65,8 @@ fn throughput_falls_with_loss_as_one_over_sqrt_p() {
     let g4 = goodput(0.01, false);
     // quadrupling p halves throughput in the square-root regime (timeouts make it a bit more)
     let ratio = g1 / g4;
-    assert!((1.6..=2.8).contains(&ratio), "g(0.25 %)/g(1 %) = {ratio:.2}");
+    assert!(
+        (1.6..=2.8).contains(&ratio),
+        "g(0.25 %)/g(1 %) = {ratio:.2}"
+    );
 }

@@ -20,8 +20,6 @@ fn scenario(tcp: &str) -> Scenario {
     common::thin_stream("10min", tcp)
 }
 
-
-
 /// Pooled (p99, max, RTO events, TLP retransmissions, fast retransmissions).
 fn measure(label: &str, tcp: &str) -> (f64, f64, u64, u64, u64) {
     let mut all = Vec::new();
@@ -54,17 +52,30 @@ fn measure(label: &str, tcp: &str) -> (f64, f64, u64, u64, u64) {
 
 #[test]
 fn linux_profile_rack_tlp_beats_2622_on_a_thin_stream() {
-    let (old_p99, old_max, old_rtos, old_tlp, _) = measure("linux-2.6.22", r#"profile = "linux-2.6.22", nodelay = true"#);
-    let (new_p99, new_max, new_rtos, new_tlp, new_fast) = measure("linux", r#"profile = "linux", nodelay = true"#);
+    let (old_p99, old_max, old_rtos, old_tlp, _) = measure(
+        "linux-2.6.22",
+        r#"profile = "linux-2.6.22", nodelay = true"#,
+    );
+    let (new_p99, new_max, new_rtos, new_tlp, new_fast) =
+        measure("linux", r#"profile = "linux", nodelay = true"#);
     // Measured (seeds 1, 2, 7 pooled): 2.6.22 p99 354 ms, max 974 ms, 146 RTOs; linux p99
     // 290 ms, max 570 ms, 0 RTOs (148 RACK fast retransmits, 2 TLP probes). With one segment
     // in flight the next write's SACK (RTT + 140 ms after the loss) lets RACK mark the loss at
     // once; the probe (capped at the RTO) only acts when no later write is in flight.
     assert_eq!(old_tlp, 0);
     assert!(new_tlp > 0 && new_fast > 0, "TLP and RACK both act");
-    assert!(new_p99 < old_p99 * 0.9, "p99 linux {new_p99:.1} ms vs 2.6.22 {old_p99:.1} ms");
-    assert!(new_max < old_max * 0.8, "max linux {new_max:.1} ms vs 2.6.22 {old_max:.1} ms");
-    assert!(new_rtos * 10 < old_rtos, "RTOs linux {new_rtos} vs 2.6.22 {old_rtos}");
+    assert!(
+        new_p99 < old_p99 * 0.9,
+        "p99 linux {new_p99:.1} ms vs 2.6.22 {old_p99:.1} ms"
+    );
+    assert!(
+        new_max < old_max * 0.8,
+        "max linux {new_max:.1} ms vs 2.6.22 {old_max:.1} ms"
+    );
+    assert!(
+        new_rtos * 10 < old_rtos,
+        "RTOs linux {new_rtos} vs 2.6.22 {old_rtos}"
+    );
 }
 
 #[test]
@@ -74,7 +85,10 @@ fn linux_profile_keys() {
     assert_eq!(c, &TcpConfig::from_profile(Profile::Linux));
     assert!(c.mechanisms.tlp && c.mechanisms.rack && c.sack && c.timestamps);
     assert_eq!((c.cc, c.initial_window), (CcAlgorithm::Cubic, 10));
-    assert_eq!((c.rto_min.as_millis(), c.rto_initial.as_millis()), (200, 1000));
+    assert_eq!(
+        (c.rto_min.as_millis(), c.rto_initial.as_millis()),
+        (200, 1000)
+    );
     assert_eq!(Profile::from_name("linux"), Some(Profile::Linux));
     // a mechanisms list replaces the profile's set
     let s = scenario(r#"profile = "linux", mechanisms = ["linear-timeouts"]"#);

@@ -13,10 +13,11 @@ use thinlab_sim::{run, Scenario};
 const SEEDS: [u64; 3] = [1, 2, 7];
 
 fn scenario(tcp_extra: &str) -> Scenario {
-    common::thin_stream("5min", &format!("profile = \"linux-2.6.22\", nodelay = true {tcp_extra}"))
+    common::thin_stream(
+        "5min",
+        &format!("profile = \"linux-2.6.22\", nodelay = true {tcp_extra}"),
+    )
 }
-
-
 
 struct Summary {
     p99: f64,
@@ -30,7 +31,8 @@ struct Summary {
 
 fn measure(label: &str, tcp_extra: &str) -> Summary {
     let mut all = Vec::new();
-    let (mut retrans, mut losses, mut bundles, mut redundant, mut bytes, mut packets) = (0, 0, 0, 0, 0, 0);
+    let (mut retrans, mut losses, mut bundles, mut redundant, mut bytes, mut packets) =
+        (0, 0, 0, 0, 0, 0);
     for seed in SEEDS {
         let r = run(&scenario(tcp_extra), seed);
         let v = latencies(&r);
@@ -79,20 +81,41 @@ fn measure(label: &str, tcp_extra: &str) -> Summary {
 fn rdb_removes_retransmissions_and_the_rto_tail() {
     let plain = measure("plain", "");
     let seed = measure("rdb seed", r#", mechanisms = ["rdb"]"#);
-    let patch = measure("rdb patch", r#", mechanisms = ["rdb"], rdb_variant = "patch""#);
+    let patch = measure(
+        "rdb patch",
+        r#", mechanisms = ["rdb"], rdb_variant = "patch""#,
+    );
     assert!(plain.losses > 60, "plain: {} losses", plain.losses);
     assert!(plain.retrans > 30, "plain retransmits: {}", plain.retrans);
     assert_eq!(plain.bundles, 0);
-    assert!(plain.p99 > 300.0, "plain p99 {:.1} ms is set by the RTO", plain.p99);
+    assert!(
+        plain.p99 > 300.0,
+        "plain p99 {:.1} ms is set by the RTO",
+        plain.p99
+    );
     for (name, r) in [("seed", &seed), ("patch", &patch)] {
         assert!(r.losses > 60, "{name}: {} losses", r.losses);
         // about zero: a lost packet's bytes ride in the next one
-        assert!(r.retrans * 5 <= plain.retrans, "{name}: {} retransmissions vs plain {}", r.retrans, plain.retrans);
+        assert!(
+            r.retrans * 5 <= plain.retrans,
+            "{name}: {} retransmissions vs plain {}",
+            r.retrans,
+            plain.retrans
+        );
         assert!(r.p99 <= 50.0 + 140.0 + 10.0, "{name}: p99 {:.1} ms", r.p99);
-        assert!(r.p99 < plain.p99 * 0.7, "{name}: p99 {:.1} vs plain {:.1}", r.p99, plain.p99);
+        assert!(
+            r.p99 < plain.p99 * 0.7,
+            "{name}: p99 {:.1} vs plain {:.1}",
+            r.p99,
+            plain.p99
+        );
         assert!(r.mean < plain.mean, "{name}: mean");
         assert!(r.bundles > 0 && r.redundant > 0, "{name}: bundles");
         // seed 000 Table 4.1: 122 bytes at 1 % loss
-        assert!((120.5..=126.0).contains(&r.avg_payload), "{name}: avg payload {:.1} B", r.avg_payload);
+        assert!(
+            (120.5..=126.0).contains(&r.avg_payload),
+            "{name}: avg payload {:.1} B",
+            r.avg_payload
+        );
     }
 }

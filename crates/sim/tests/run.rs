@@ -46,7 +46,10 @@ app = { kind = "fixed", payload_bytes = 120, interval = "140ms" }
     // The source starts when the handshake completes (one RTT): 100 ms, 240 ms, …, 29.92 s.
     assert_eq!(f.records.writes.len(), 214);
     let first = f.records.writes[0].write_time.as_nanos();
-    assert!((100_000_000..100_200_000).contains(&first), "first write at {first} ns");
+    assert!(
+        (100_000_000..100_200_000).contains(&first),
+        "first write at {first} ns"
+    );
     assert_eq!(f.records.bytes_delivered, 214 * 120);
     let expect = 50_000_000 + serialisation_ns(data_frame(120), Some(10_000_000));
     let lat = app_latencies(&r, 0);
@@ -278,7 +281,10 @@ tcp = { profile = "freebsd-6" }
         .all(|w| w.write_time == f.records.writes[0].write_time && w.app.is_some()));
     // The server writes once the handshake is complete: one RTT plus serialisation.
     let first = f.records.writes[0].write_time.as_nanos();
-    assert!((40_000_000..40_200_000).contains(&first), "first write at {first} ns");
+    assert!(
+        (40_000_000..40_200_000).contains(&first),
+        "first write at {first} ns"
+    );
     assert_eq!(f.records.bytes_delivered, 100_000);
     assert!(r.end_time.as_secs_f64() < 5.0, "{}", r.end_time);
     assert_eq!(
