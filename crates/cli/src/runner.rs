@@ -83,7 +83,9 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
     let result = catch_unwind(AssertUnwindSafe(|| match &job.capture {
         Some(opts) => sim::run_captured(scenario, job.seed, opts, &mut |now| tracker.at(now))
             .with_context(|| format!("writing captures into {}", opts.dir.display())),
-        None => Ok(sim::run_observed(scenario, job.seed, &mut |now| tracker.at(now))),
+        None => Ok(sim::run_observed(scenario, job.seed, &mut |now| {
+            tracker.at(now)
+        })),
     }))
     .map_err(|panic| {
         let msg = panic

@@ -203,7 +203,11 @@ mod tests {
             .unwrap_err()
             .0
             .contains("empty segment"));
-        let mut d = doc("[sweep]\n\"network.loss.rate\" = [0.0]\n[sweep.network.loss]\nrate = [0.1]\n");
-        assert!(take_sweep(&mut d, &[]).unwrap_err().0.contains("given twice"));
+        let mut d =
+            doc("[sweep]\n\"network.loss.rate\" = [0.0]\n[sweep.network.loss]\nrate = [0.1]\n");
+        assert!(take_sweep(&mut d, &[])
+            .unwrap_err()
+            .0
+            .contains("given twice"));
     }
 }

@@ -51,7 +51,10 @@ fn unknown_study_is_bad_input() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("nosuch") && err.contains("evensen-lab"), "{err}");
+    assert!(
+        err.contains("nosuch") && err.contains("evensen-lab"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -65,10 +68,16 @@ fn evensen_lab_quick_holds() {
         .iter()
         .map(|c| c["id"].as_str().unwrap())
         .collect();
-    for id in ["A.1", "A.2", "A.3a", "A.3b", "A.3c", "A.4a", "A.4b", "A.5a", "A.5b", "A.6", "A.7", "A.8"] {
+    for id in [
+        "A.1", "A.2", "A.3a", "A.3b", "A.3c", "A.4a", "A.4b", "A.5a", "A.5b", "A.6", "A.7", "A.8",
+    ] {
         assert!(ids.contains(&id), "claim {id} missing from {ids:?}");
     }
-    for f in ["retrans_vs_loss.svg", "payload_vs_iat.svg", "data/loss/runs.csv"] {
+    for f in [
+        "retrans_vs_loss.svg",
+        "payload_vs_iat.svg",
+        "data/loss/runs.csv",
+    ] {
         assert!(dir.path().join(f).exists(), "{f}");
     }
 }

@@ -89,7 +89,11 @@ const ALL_MECHANISMS: &str = r#"["rdb", "linear-timeouts", "thin-dupack", "early
 /// The loss-free workloads of the `mechanisms` group, with `mechanisms` as the list.
 fn mechanisms_workload(thin: bool, mechanisms: &str) -> Scenario {
     let (duration, rtt, app) = if thin {
-        ("30min", "100ms", r#"{ kind = "fixed", payload_bytes = 120, interval = "140ms" }"#)
+        (
+            "30min",
+            "100ms",
+            r#"{ kind = "fixed", payload_bytes = 120, interval = "140ms" }"#,
+        )
     } else {
         ("1s", "20ms", r#"{ kind = "bulk" }"#)
     };
@@ -113,7 +117,10 @@ tcp = {{ profile = "linux-2.6.22", nodelay = true, sack = true, mechanisms = {me
 /// wall clock it does not count the time other processes hold the CPU, which on a shared
 /// 2-core machine is most of the noise. `None` if the clock is unavailable.
 fn thread_cpu_ns() -> Option<u64> {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
@@ -161,7 +168,15 @@ fn mechanisms(c: &mut Criterion) {
     }
     // each mechanism alone, on the bulk flow (many segments in flight: where a per-ACK cost
     // shows most)
-    for m in ["rdb", "linear-timeouts", "thin-dupack", "early-retransmit", "er-threshold", "tlp", "rack"] {
+    for m in [
+        "rdb",
+        "linear-timeouts",
+        "thin-dupack",
+        "early-retransmit",
+        "er-threshold",
+        "tlp",
+        "rack",
+    ] {
         cases.push((false, "bulk", format!("[\"{m}\"]"), format!("idle_{m}")));
     }
     {
@@ -186,7 +201,9 @@ fn mechanisms(c: &mut Criterion) {
                 );
             }
             g.throughput(Throughput::Elements(r.events_processed));
-            g.bench_function(format!("{name}_{label}"), |b| b.iter(|| black_box(run(&s, 1))));
+            g.bench_function(format!("{name}_{label}"), |b| {
+                b.iter(|| black_box(run(&s, 1)))
+            });
         }
     }
     g.finish();

@@ -245,7 +245,9 @@ mod tests {
             3_000_000_000_000,
         );
         let gaps: Vec<u64> = w.windows(2).map(|p| p[1].0 - p[0].0).collect();
-        assert!(gaps.iter().all(|&g| (140_000_000..=160_000_000).contains(&g)));
+        assert!(gaps
+            .iter()
+            .all(|&g| (140_000_000..=160_000_000).contains(&g)));
         let mean = gaps.iter().sum::<u64>() as f64 / gaps.len() as f64;
         assert!((mean - 150e6).abs() < 0.2e6, "mean gap {mean}");
         assert!(gaps.iter().any(|&g| g < 142_000_000) && gaps.iter().any(|&g| g > 158_000_000));

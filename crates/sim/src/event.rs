@@ -169,9 +169,15 @@ mod tests {
             x ^= x << 17;
             if x % 3 != 0 {
                 let time = (x >> 8) % 64;
-                let kind = EventKind::AppTick { flow: (x >> 20) as u32 };
+                let kind = EventKind::AppTick {
+                    flow: (x >> 20) as u32,
+                };
                 q.push(time, kind);
-                r.push(Event { time, seq: counter, kind });
+                r.push(Event {
+                    time,
+                    seq: counter,
+                    kind,
+                });
                 counter += 1;
             } else {
                 assert_eq!(q.pop(), r.pop());

@@ -41,7 +41,7 @@ pub mod trace_source;
 pub mod units;
 
 pub use error::ScenarioError;
+pub use pcap_out::CaptureOptions;
 pub use result::{DropCounts, FlowResult, LinkReport, RunResult};
 pub use scenario::{App, Direction, Flow, LossModel, Network, QueueLimit, Scenario};
-pub use pcap_out::CaptureOptions;
 pub use sim::{drain_bound, run, run_captured, run_observed};

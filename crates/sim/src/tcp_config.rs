@@ -152,7 +152,11 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
     if let Some(v) = t.rdb_max_bytes {
         features::check(Feature::RdbKnob, &key("rdb_max_bytes"), v.0)?;
         c.rdb_max_bytes = u32::try_from(v.0).map_err(|_| {
-            ScenarioError::invalid(key("rdb_max_bytes"), v.0, "a byte count below 4 GiB (0 = the MSS)")
+            ScenarioError::invalid(
+                key("rdb_max_bytes"),
+                v.0,
+                "a byte count below 4 GiB (0 = the MSS)",
+            )
         })?;
     }
     if let Some(v) = t.rdb_max_packets {

@@ -40,8 +40,13 @@ bandwidth = "100Mbit"
 app = { kind = "fixed", payload_bytes = 120, interval = "140ms" }
 tcp = { mechanisms = ["rdb"], rdb_variant = "sometimes" }
 "#;
-    let e = Scenario::from_toml_str(s).expect_err("an unknown variant").to_string();
-    assert!(e.contains("rdb_variant") && e.contains("\"adaptive\""), "{e}");
+    let e = Scenario::from_toml_str(s)
+        .expect_err("an unknown variant")
+        .to_string();
+    assert!(
+        e.contains("rdb_variant") && e.contains("\"adaptive\""),
+        "{e}"
+    );
 }
 
 struct Totals {
@@ -51,7 +56,11 @@ struct Totals {
 }
 
 fn totals(extra: &str, loss: f64) -> Totals {
-    let mut t = Totals { redundant: 0, bundles: 0, retrans: 0 };
+    let mut t = Totals {
+        redundant: 0,
+        bundles: 0,
+        retrans: 0,
+    };
     for seed in [1, 2, 3] {
         let r = run(&scenario(extra, loss), seed);
         let p = &r.flows[0].records.packets;
@@ -73,7 +82,16 @@ fn adaptive_bundles_less_than_seed_and_only_after_losses() {
         adaptive.redundant, adaptive.bundles, adaptive.retrans
     );
     assert!(adaptive.bundles > 0, "losses turn bundling on");
-    assert!(adaptive.bundles < seed.bundles, "{} vs {}", adaptive.bundles, seed.bundles);
+    assert!(
+        adaptive.bundles < seed.bundles,
+        "{} vs {}",
+        adaptive.bundles,
+        seed.bundles
+    );
     let quiet = totals(r#", mechanisms = ["rdb"], rdb_variant = "adaptive""#, 0.0);
-    assert_eq!((quiet.bundles, quiet.redundant), (0, 0), "no loss, no bundle");
+    assert_eq!(
+        (quiet.bundles, quiet.redundant),
+        (0, 0),
+        "no loss, no bundle"
+    );
 }

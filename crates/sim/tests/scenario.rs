@@ -628,10 +628,18 @@ fn absurd_write_counts_are_rejected() {
 #[test]
 fn fixed_jitter_must_stay_below_the_interval() {
     let mut v = base();
-    set(&mut v, "flow.0.app.jitter", toml::Value::String("140ms".into()));
+    set(
+        &mut v,
+        "flow.0.app.jitter",
+        toml::Value::String("140ms".into()),
+    );
     assert_err(v, "flow.0.app.jitter", &["below the interval"]);
     let mut v = base();
-    set(&mut v, "flow.0.app.jitter", toml::Value::String("10ms".into()));
+    set(
+        &mut v,
+        "flow.0.app.jitter",
+        toml::Value::String("10ms".into()),
+    );
     let s = Scenario::from_toml(v).expect("10 ms jitter on a 140 ms interval");
     assert_eq!(
         s.flows[0].app,

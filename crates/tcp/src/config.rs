@@ -24,8 +24,13 @@ pub enum Profile {
 }
 
 impl Profile {
-    pub const ALL: [Profile; 5] =
-        [Profile::Linux2622, Profile::FreeBsd6, Profile::Ns2, Profile::Rfc, Profile::Linux];
+    pub const ALL: [Profile; 5] = [
+        Profile::Linux2622,
+        Profile::FreeBsd6,
+        Profile::Ns2,
+        Profile::Rfc,
+        Profile::Linux,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -256,7 +261,11 @@ impl TcpConfig {
                 rto_initial: ms(1000),
                 send_buffer: 4 * 1024 * 1024,
                 recv_buffer: 6 * 1024 * 1024,
-                mechanisms: Mechanisms { tlp: true, rack: true, ..Mechanisms::default() },
+                mechanisms: Mechanisms {
+                    tlp: true,
+                    rack: true,
+                    ..Mechanisms::default()
+                },
                 ..base
             },
         }

@@ -36,7 +36,10 @@ pub enum SendKind {
 impl SendKind {
     /// Whether a segment of this kind counts as a retransmission (interface.md `retransmissions`).
     pub fn is_retransmission(self) -> bool {
-        matches!(self, SendKind::Rto | SendKind::FastRetransmit | SendKind::Early | SendKind::Tlp)
+        matches!(
+            self,
+            SendKind::Rto | SendKind::FastRetransmit | SendKind::Early | SendKind::Tlp
+        )
     }
 }
 
@@ -59,7 +62,14 @@ pub enum DropReason {
 pub enum Event {
     /// A segment left the endpoint. `start..end` is its payload range (empty for pure control);
     /// `syn`/`fin` flag whether it carries those.
-    Sent { at: Instant, start: u64, end: u64, kind: SendKind, syn: bool, fin: bool },
+    Sent {
+        at: Instant,
+        start: u64,
+        end: u64,
+        kind: SendKind,
+        syn: bool,
+        fin: bool,
+    },
     /// The cumulative acknowledgment of our outgoing stream advanced to `una` (stream offset).
     Acked { at: Instant, una: u64 },
     /// A data segment of the peer's stream arrived (before trimming): `start..end`.
@@ -69,7 +79,11 @@ pub enum Event {
     /// The retransmission timer expired; `rto` is the value that expired, `backoff` the backoff
     /// exponent after this expiry (the number of consecutive expiries including this one, unless
     /// linear timeouts kept it at 0).
-    RtoFired { at: Instant, rto: Duration, backoff: u32 },
+    RtoFired {
+        at: Instant,
+        rto: Duration,
+        backoff: u32,
+    },
     /// The connection changed state.
     StateChanged { at: Instant, from: State, to: State },
     /// An incoming segment was dropped.

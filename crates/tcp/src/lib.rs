@@ -23,12 +23,12 @@ pub mod time;
 pub mod wire;
 
 pub use config::{
-    CcAlgorithm, DelayedAckModel, LinearTimeouts, Mechanisms, Profile, RdbVariant, RtoModel, TcpConfig,
-    ThinDetection,
+    CcAlgorithm, DelayedAckModel, LinearTimeouts, Mechanisms, Profile, RdbVariant, RtoModel,
+    TcpConfig, ThinDetection,
 };
 pub use endpoint::{Endpoint, EndpointError, State};
 pub use event::{Event, SendKind};
 pub use stats::Stats;
+pub use std::time::Duration;
 pub use time::Instant;
 pub use wire::{Flags, Segment, TcpOptions};
-pub use std::time::Duration;

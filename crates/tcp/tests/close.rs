@@ -42,7 +42,15 @@ fn active_close_fin_wait_to_time_wait_then_closed() {
             _ => None,
         })
         .collect();
-    assert_eq!(states, vec![State::FinWait1, State::FinWait2, State::TimeWait, State::Closed]);
+    assert_eq!(
+        states,
+        vec![
+            State::FinWait1,
+            State::FinWait2,
+            State::TimeWait,
+            State::Closed
+        ]
+    );
 }
 
 #[test]
@@ -202,6 +210,10 @@ fn data_and_fin_acked_to_the_data_end_retransmits_only_the_fin() {
     let out = run_until(&mut ep, ms(5000));
     let first = &out[0].1;
     assert!(first.flags.fin(), "the FIN is retransmitted");
-    assert!(first.payload.is_empty(), "without the acknowledged data: {} bytes", first.payload.len());
+    assert!(
+        first.payload.is_empty(),
+        "without the acknowledged data: {} bytes",
+        first.payload.len()
+    );
     assert_eq!(p.off(first.seq), 10);
 }

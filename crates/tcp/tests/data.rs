@@ -14,14 +14,19 @@ fn data_is_segmented_at_mss_and_acked() {
     assert_data(&p, &out[0], 0, 1000);
     assert_data(&p, &out[1], 1000, 2000);
     assert_data(&p, &out[2], 2000, 2500);
-    assert!(out.iter().all(|s| s.flags.contains(Flags::ACK | Flags::PSH)));
+    assert!(out
+        .iter()
+        .all(|s| s.flags.contains(Flags::ACK | Flags::PSH)));
     assert_eq!(ep.poll_timeout(), Some(ms(200) + ep.rto()));
     let evs = events(&mut ep);
     assert_eq!(sent_kinds(&evs), vec![SendKind::New; 3]);
     ep.handle_segment(ms(300), p.ack(2000));
     assert_eq!(ep.bytes_unacked(), 500);
     let evs = events(&mut ep);
-    assert!(evs.contains(&Event::Acked { at: ms(300), una: 2000 }));
+    assert!(evs.contains(&Event::Acked {
+        at: ms(300),
+        una: 2000
+    }));
     // RFC 6298 5.3: restarted on an ACK of new data
     assert_eq!(ep.poll_timeout(), Some(ms(300) + ep.rto()));
     ep.handle_segment(ms(301), p.ack(2500));
@@ -46,7 +51,12 @@ fn receives_in_order_and_out_of_order_with_sack_blocks() {
     let a = drain(&mut ep, ms(22));
     assert_eq!(a.len(), 1, "the two ACKs coalesce into one at poll time");
     assert_eq!(p.acked_peer(&a[0]), 100);
-    let blocks: Vec<_> = a[0].options.sack_blocks.iter().map(|&(l, r)| (l.wrapping_sub(PEER_ISN + 1), r.wrapping_sub(PEER_ISN + 1))).collect();
+    let blocks: Vec<_> = a[0]
+        .options
+        .sack_blocks
+        .iter()
+        .map(|&(l, r)| (l.wrapping_sub(PEER_ISN + 1), r.wrapping_sub(PEER_ISN + 1)))
+        .collect();
     assert_eq!(blocks, vec![(400, 500), (200, 300)], "most recent first");
     // fill the first hole: delivered up to 300, one block left
     ep.handle_segment(ms(23), p.data(100, 100));
@@ -59,13 +69,29 @@ fn receives_in_order_and_out_of_order_with_sack_blocks() {
     }
     assert_eq!(got, 300);
     let evs = events(&mut ep);
-    assert!(evs.contains(&Event::Arrived { at: ms(21), start: 200, end: 300 }));
-    assert!(evs.contains(&Event::Delivered { at: ms(23), start: 100, end: 300 }));
+    assert!(evs.contains(&Event::Arrived {
+        at: ms(21),
+        start: 200,
+        end: 300
+    }));
+    assert!(evs.contains(&Event::Delivered {
+        at: ms(23),
+        start: 100,
+        end: 300
+    }));
     // an overlapping segment delivers only its new part
     ep.handle_segment(ms(24), p.data(250, 300));
     let evs = events(&mut ep);
-    assert!(evs.contains(&Event::Arrived { at: ms(24), start: 250, end: 550 }));
-    assert!(evs.contains(&Event::Delivered { at: ms(24), start: 300, end: 550 }));
+    assert!(evs.contains(&Event::Arrived {
+        at: ms(24),
+        start: 250,
+        end: 550
+    }));
+    assert!(evs.contains(&Event::Delivered {
+        at: ms(24),
+        start: 300,
+        end: 550
+    }));
 }
 
 #[test]
@@ -130,7 +156,10 @@ fn ack_piggybacks_on_data() {
     assert_eq!(out.len(), 1, "data carries the ACK, no pure ACK");
     assert_eq!(p.acked_peer(&out[0]), 10);
     assert_eq!(out[0].payload.len(), 5);
-    assert!(run_until(&mut ep, ms(200)).is_empty(), "delayed ACK cancelled");
+    assert!(
+        run_until(&mut ep, ms(200)).is_empty(),
+        "delayed ACK cancelled"
+    );
 }
 
 #[test]
@@ -141,7 +170,13 @@ fn delayed_ack_off_acks_every_segment() {
         let out = drain(&mut ep, ms(20 + i));
         assert_eq!(out.len(), 1);
         assert_eq!(p.acked_peer(&out[0]), 10 * (i as i64 + 1));
-        assert!(events(&mut ep).iter().any(|e| matches!(e, Event::Sent { kind: SendKind::Ack, .. })));
+        assert!(events(&mut ep).iter().any(|e| matches!(
+            e,
+            Event::Sent {
+                kind: SendKind::Ack,
+                ..
+            }
+        )));
     }
 }
 
@@ -228,7 +263,13 @@ fn zero_window_persist_probe_and_reopen() {
     let probe = &out[0].1;
     assert!(probe.payload.is_empty());
     assert_eq!(p.off(probe.seq), 2999, "probe uses an old sequence number");
-    assert!(events(&mut ep).iter().any(|e| matches!(e, Event::Sent { kind: SendKind::WindowProbe, .. })));
+    assert!(events(&mut ep).iter().any(|e| matches!(
+        e,
+        Event::Sent {
+            kind: SendKind::WindowProbe,
+            ..
+        }
+    )));
     // the persist timer backs off
     assert_eq!(ep.poll_timeout(), Some(ms(300) + rto + rto * 2));
     // window reopens
@@ -280,7 +321,11 @@ fn window_update_after_read_when_window_was_small() {
 fn timestamps_are_echoed() {
     let mut c = cfg();
     c.timestamps = true;
-    let o = TcpOptions { mss: Some(1000), timestamps: Some((500, 0)), ..Default::default() };
+    let o = TcpOptions {
+        mss: Some(1000),
+        timestamps: Some((500, 0)),
+        ..Default::default()
+    };
     let (mut ep, mut p) = client(c, o, ms(10));
     p.ts = Some((600, 10));
     ep.handle_segment(ms(50), p.data(0, 10));
@@ -308,9 +353,15 @@ fn every_data_segment_is_reported_as_arrived() {
     ep.handle_segment(ms(20), p.data(0, 100));
     ep.handle_segment(ms(21), p.data(0, 100)); // duplicate, dropped as old
     let evs = events(&mut ep);
-    let arrived: Vec<_> = evs.iter().filter(|e| matches!(e, Event::Arrived { .. })).collect();
+    let arrived: Vec<_> = evs
+        .iter()
+        .filter(|e| matches!(e, Event::Arrived { .. }))
+        .collect();
     assert_eq!(arrived.len(), 2);
-    let delivered = evs.iter().filter(|e| matches!(e, Event::Delivered { .. })).count();
+    let delivered = evs
+        .iter()
+        .filter(|e| matches!(e, Event::Delivered { .. }))
+        .count();
     assert_eq!(delivered, 1);
     assert_eq!(ep.stats().dropped_out_of_window, 1);
 }
@@ -340,7 +391,12 @@ fn dupacks_keep_their_window_when_the_application_reads_between_them() {
     while ep.read().is_some() {}
     ep.handle_segment(ms(60), p.data(1300, 100));
     let c = drain(&mut ep, ms(60));
-    assert!(c[0].window > b[0].window, "{} vs {}", c[0].window, b[0].window);
+    assert!(
+        c[0].window > b[0].window,
+        "{} vs {}",
+        c[0].window,
+        b[0].window
+    );
     assert_eq!(c[0].window % 536, 0);
 }
 

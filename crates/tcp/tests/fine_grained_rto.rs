@@ -48,9 +48,17 @@ fn linux_fine_grained_rto_follows_the_rtt() {
     let mut c4 = c.clone();
     c4.clock_granularity = dur(4);
     let r = steady(&c4, us(10_200), 200).rto();
-    assert_eq!(r, dur(36), "3-jiffy samples: 3·RTT, rttvar cannot decay below 6 jiffies");
+    assert_eq!(
+        r,
+        dur(36),
+        "3-jiffy samples: 3·RTT, rttvar cannot decay below 6 jiffies"
+    );
     assert_eq!(r.as_nanos() % 4_000_000, 0, "whole jiffies");
-    assert_eq!(steady(&c4, us(300), 200).rto(), dur(12), "rto_min 1 ms rounds up to a jiffy");
+    assert_eq!(
+        steady(&c4, us(300), 200).rto(),
+        dur(12),
+        "rto_min 1 ms rounds up to a jiffy"
+    );
 }
 
 #[test]
@@ -92,5 +100,8 @@ fn endpoint_timer_fires_at_the_fine_grained_rto() {
     let out = run_until(&mut ep, t + rto);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].0, t + rto);
-    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::New, SendKind::Rto]);
+    assert_eq!(
+        sent_kinds(&events(&mut ep)),
+        vec![SendKind::New, SendKind::Rto]
+    );
 }

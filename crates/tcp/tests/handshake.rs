@@ -25,10 +25,23 @@ fn active_open_sends_syn_with_options_then_acks_synack() {
     assert_eq!(syn.options.timestamps, Some((0, 0)));
     assert_eq!(ep.poll_timeout(), Some(ms(1000)));
     let evs = events(&mut ep);
-    assert!(evs.contains(&Event::Sent { at: ms(0), start: 0, end: 0, kind: SendKind::Handshake, syn: true, fin: false }));
+    assert!(evs.contains(&Event::Sent {
+        at: ms(0),
+        start: 0,
+        end: 0,
+        kind: SendKind::Handshake,
+        syn: true,
+        fin: false
+    }));
 
     let p = Peer::new(EP_ISN);
-    let opts = TcpOptions { mss: Some(1460), sack_permitted: true, window_scale: Some(2), timestamps: Some((777, 0)), ..Default::default() };
+    let opts = TcpOptions {
+        mss: Some(1460),
+        sack_permitted: true,
+        window_scale: Some(2),
+        timestamps: Some((777, 0)),
+        ..Default::default()
+    };
     ep.handle_segment(ms(40), p.syn_ack(opts));
     assert_eq!(ep.state(), State::Established);
     let out = drain(&mut ep, ms(40));
@@ -38,7 +51,11 @@ fn active_open_sends_syn_with_options_then_acks_synack() {
     assert_eq!(out[0].ack, PEER_ISN + 1);
     assert_eq!(out[0].options.timestamps, Some((40, 777)));
     assert_eq!(ep.srtt(), Some(dur(40)), "handshake RTT sample");
-    assert_eq!(ep.poll_timeout(), None, "no timer once established and idle");
+    assert_eq!(
+        ep.poll_timeout(),
+        None,
+        "no timer once established and idle"
+    );
     let n = ep.negotiated();
     assert_eq!(n.send_mss, 1000);
     assert!(n.sack && n.timestamps);
@@ -72,7 +89,10 @@ fn syn_gives_up_after_syn_retries() {
     let mut ep = Endpoint::connect(ms(0), c, EP_PORT, PEER_PORT, EP_ISN);
     drain(&mut ep, ms(0));
     let out = run_until(&mut ep, ms(100_000));
-    assert_eq!(out.iter().map(|(t, _)| *t).collect::<Vec<_>>(), vec![ms(1000), ms(3000)]);
+    assert_eq!(
+        out.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
+        vec![ms(1000), ms(3000)]
+    );
     assert_eq!(ep.state(), State::Closed);
     assert_eq!(ep.write(ms(8000), b"x"), Err(EndpointError::TimedOut));
 }
@@ -93,7 +113,10 @@ fn passive_open_and_synack_retransmission() {
     assert_eq!(out[0].options.mss, Some(1000));
     assert!(!out[0].options.sack_permitted);
     let out = run_until(&mut ep, ms(3500));
-    assert_eq!(out.iter().map(|(t, _)| *t).collect::<Vec<_>>(), vec![ms(1010), ms(3010)]);
+    assert_eq!(
+        out.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
+        vec![ms(1010), ms(3010)]
+    );
     assert!(out.iter().all(|(_, s)| s.flags == Flags::SYN | Flags::ACK));
     // a retransmitted SYN from the peer is answered with the SYN-ACK again
     ep.handle_segment(ms(3100), p.syn(mss_opts(1200)));
@@ -143,8 +166,20 @@ fn listen_rejects_ack_with_rst_and_ignores_other_ports() {
     assert_eq!(ep.stats().dropped_wrong_connection, 1);
     assert_eq!(ep.state(), State::Listen);
     let evs = events(&mut ep);
-    assert!(evs.iter().any(|e| matches!(e, Event::Dropped { reason: DropReason::WrongConnection, .. })));
-    assert!(evs.iter().any(|e| matches!(e, Event::Sent { kind: SendKind::Rst, .. })));
+    assert!(evs.iter().any(|e| matches!(
+        e,
+        Event::Dropped {
+            reason: DropReason::WrongConnection,
+            ..
+        }
+    )));
+    assert!(evs.iter().any(|e| matches!(
+        e,
+        Event::Sent {
+            kind: SendKind::Rst,
+            ..
+        }
+    )));
 }
 
 #[test]
@@ -199,7 +234,10 @@ fn option_negotiation_matrix() {
                     1 => synack.options.timestamps.is_some(),
                     _ => synack.options.window_scale.is_some(),
                 };
-                assert_eq!(present, both, "SYN-ACK option {opt} ours={ours} theirs={theirs}");
+                assert_eq!(
+                    present, both,
+                    "SYN-ACK option {opt} ours={ours} theirs={theirs}"
+                );
                 ep.handle_segment(ms(5), p.ack(0));
                 let n = ep.negotiated();
                 let used = match opt {
@@ -207,12 +245,19 @@ fn option_negotiation_matrix() {
                     1 => n.timestamps,
                     _ => n.snd_wscale == 3,
                 };
-                assert_eq!(used, both, "passive option {opt} ours={ours} theirs={theirs}");
+                assert_eq!(
+                    used, both,
+                    "passive option {opt} ours={ours} theirs={theirs}"
+                );
                 // timestamps appear on data segments only when negotiated
                 ep.write(ms(6), b"hello").unwrap();
                 let d = drain(&mut ep, ms(6)).remove(0);
                 assert_eq!(d.options.timestamps.is_some(), opt == 1 && both);
-                assert!(d.options.mss.is_none() && d.options.window_scale.is_none() && !d.options.sack_permitted);
+                assert!(
+                    d.options.mss.is_none()
+                        && d.options.window_scale.is_none()
+                        && !d.options.sack_permitted
+                );
 
                 // active side under test: the SYN offers exactly what we are configured for
                 let mut a = Endpoint::connect(ms(0), c, EP_PORT, PEER_PORT, EP_ISN);
@@ -231,7 +276,10 @@ fn option_negotiation_matrix() {
                     1 => n.timestamps,
                     _ => n.snd_wscale == 3,
                 };
-                assert_eq!(used, both, "active option {opt} ours={ours} theirs={theirs}");
+                assert_eq!(
+                    used, both,
+                    "active option {opt} ours={ours} theirs={theirs}"
+                );
                 assert_eq!(n.send_mss, 1000);
             }
         }
@@ -242,7 +290,11 @@ fn option_negotiation_matrix() {
 fn window_scale_applies_to_later_windows_only() {
     let mut c = cfg();
     c.window_scale = true;
-    let opts = TcpOptions { mss: Some(1000), window_scale: Some(4), ..Default::default() };
+    let opts = TcpOptions {
+        mss: Some(1000),
+        window_scale: Some(4),
+        ..Default::default()
+    };
     let mut ep = Endpoint::connect(ms(0), c, EP_PORT, PEER_PORT, EP_ISN);
     drain(&mut ep, ms(0));
     let mut p = Peer::new(EP_ISN);

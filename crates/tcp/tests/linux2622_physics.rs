@@ -17,7 +17,13 @@ fn sends_of(pair: &Pair, off: u64) -> Vec<(Instant, SendKind)> {
     pair.events_a
         .iter()
         .filter_map(|e| match e {
-            Event::Sent { at, start, end, kind, .. } if *start == off && end > start => Some((*at, *kind)),
+            Event::Sent {
+                at,
+                start,
+                end,
+                kind,
+                ..
+            } if *start == off && end > start => Some((*at, *kind)),
             _ => None,
         })
         .collect()
@@ -35,7 +41,10 @@ fn rto_settles_at_rtt_plus_200ms() {
         pair.schedule_writes(ms(1000), dur(140), 200, 120);
         pair.run(ms(40_000));
         let rto = pair.a.rto();
-        assert!(within(rto, want, 5), "RTT {rtt} ms: RTO {rto:?}, want {want} ± 5 ms");
+        assert!(
+            within(rto, want, 5),
+            "RTT {rtt} ms: RTO {rto:?}, want {want} ± 5 ms"
+        );
     }
 }
 
@@ -52,7 +61,10 @@ fn single_loss_is_retransmitted_one_rto_after_first_send() {
     assert_eq!(sends.len(), 2, "{sends:?}");
     assert_eq!(sends[1].1, SendKind::Rto);
     let gap = sends[1].0 - sends[0].0;
-    assert!(within(gap, 300, 5), "retransmitted {gap:?} after the first send, want ~300 ms");
+    assert!(
+        within(gap, 300, 5),
+        "retransmitted {gap:?} after the first send, want ~300 ms"
+    );
 }
 
 #[test]
@@ -70,7 +82,11 @@ fn triple_loss_waits_rto_times_seven() {
     let rto = 300;
     for (k, mult) in [(1usize, 1u64), (2, 3), (3, 7)] {
         let waited = sends[k].0 - sends[0].0;
-        assert!(within(waited, rto * mult, 5 * mult), "retransmission {k} after {waited:?}, want {} ms", rto * mult);
+        assert!(
+            within(waited, rto * mult, 5 * mult),
+            "retransmission {k} after {waited:?}, want {} ms",
+            rto * mult
+        );
     }
     // Target A.2's "200·(1+2+4) = 1400 ms" is the same rule with the RTO at its 200 ms floor.
     assert_eq!(pair.a.stats().rto_events, 3);

@@ -15,11 +15,16 @@ fn thin_cfg() -> TcpConfig {
 
 /// Property-test cases: 64, or `PROPTEST_CASES`.
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64)
 }
 
 fn count_kind(evs: &[Event], k: SendKind) -> usize {
-    evs.iter().filter(|e| matches!(e, Event::Sent { kind, .. } if *kind == k)).count()
+    evs.iter()
+        .filter(|e| matches!(e, Event::Sent { kind, .. } if *kind == k))
+        .count()
 }
 
 #[test]
@@ -35,8 +40,17 @@ fn lossless_bulk_transfer_and_close() {
         assert!(pair.b.peer_closed());
         assert_eq!(pair.a.state(), State::Closed, "{profile:?}: TIME-WAIT over");
         assert_eq!(pair.b.state(), State::Closed, "{profile:?}");
-        assert_eq!(pair.a.stats().retransmissions_rto + pair.a.stats().retransmissions_fast, 0);
-        assert!(pair.events_a.iter().any(|e| matches!(e, Event::StateChanged { to: State::TimeWait, .. })));
+        assert_eq!(
+            pair.a.stats().retransmissions_rto + pair.a.stats().retransmissions_fast,
+            0
+        );
+        assert!(pair.events_a.iter().any(|e| matches!(
+            e,
+            Event::StateChanged {
+                to: State::TimeWait,
+                ..
+            }
+        )));
     }
 }
 
@@ -82,12 +96,20 @@ fn thin_stream_loss_is_repaired_by_rto() {
     // write 3 is delivered after its retransmission: t3 + RTO + one-way delay (RTO timer
     // restarted by the ACK of write 2 at t2 + RTT = t3 - 50 ms)
     let got = pair.b_has(400).unwrap();
-    assert!(got >= t3 + (rto - dur(50)) && got <= t3 + rto + dur(60), "latency {:?}", got - t3);
+    assert!(
+        got >= t3 + (rto - dur(50)) && got <= t3 + rto + dur(60),
+        "latency {:?}",
+        got - t3
+    );
     // head-of-line blocking: write 4 is delivered together with write 3
     assert_eq!(pair.b_has(500), Some(got));
     assert_eq!(pair.a.stats().rto_events, 1);
     assert_eq!(count_kind(&pair.events_a, SendKind::Rto), 1);
-    assert_eq!(count_kind(&pair.events_a, SendKind::FastRetransmit), 0, "too few dupACKs in a thin stream");
+    assert_eq!(
+        count_kind(&pair.events_a, SendKind::FastRetransmit),
+        0,
+        "too few dupACKs in a thin stream"
+    );
 }
 
 #[test]
@@ -120,7 +142,9 @@ fn dropped_syn_and_dropped_acks() {
     let expected = pair.expected_b();
     pair.run(ms(20_000));
     assert_eq!(pair.received_b(), expected);
-    assert!(pair.events_a.iter().any(|e| matches!(e, Event::StateChanged { at, to: State::Established, .. } if *at == ms(1020))));
+    assert!(pair.events_a.iter().any(
+        |e| matches!(e, Event::StateChanged { at, to: State::Established, .. } if *at == ms(1020))
+    ));
     assert_eq!(pair.a.bytes_unacked(), 0);
 }
 
@@ -133,7 +157,11 @@ fn data_both_directions() {
     pair.a.write(ms(100), b"hello from a").unwrap();
     pair.run(ms(1000));
     assert_eq!(pair.received_b(), b"hello from a");
-    let got_a: Vec<u8> = pair.read_a.iter().flat_map(|(_, b)| b.iter().copied()).collect();
+    let got_a: Vec<u8> = pair
+        .read_a
+        .iter()
+        .flat_map(|(_, b)| b.iter().copied())
+        .collect();
     assert_eq!(got_a, b"hello from b");
 }
 

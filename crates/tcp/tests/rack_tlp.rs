@@ -14,7 +14,11 @@ fn rt(rto_min_ms: u64, tlp: bool, rack: bool) -> TcpConfig {
     let mut c = cfg();
     c.sack = true;
     c.rto_min = dur(rto_min_ms);
-    c.mechanisms = Mechanisms { tlp, rack, ..Mechanisms::default() };
+    c.mechanisms = Mechanisms {
+        tlp,
+        rack,
+        ..Mechanisms::default()
+    };
     c
 }
 
@@ -32,7 +36,9 @@ fn send(ep: &mut Endpoint, t: thinlab_tcp::Instant, bytes: usize, n: usize) {
 }
 
 fn rto_count(evs: &[Event]) -> usize {
-    evs.iter().filter(|e| matches!(e, Event::RtoFired { .. })).count()
+    evs.iter()
+        .filter(|e| matches!(e, Event::RtoFired { .. }))
+        .count()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -53,7 +59,11 @@ fn tlp_one_segment_allowance_is_200ms_not_rto_min() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].0, ms(1300));
     assert_data(&p, &out[0].1, 0, 100);
-    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::Tlp], "the probe goes first");
+    assert_eq!(
+        sent_kinds(&events(&mut ep)),
+        vec![SendKind::Tlp],
+        "the probe goes first"
+    );
     assert_eq!(ep.stats().retransmissions_tlp, 1);
     // the RTO runs from the probe (Linux tcp_send_loss_probe, tcp_rearm_rto)
     assert_eq!(ep.timer(TimerKind::Rto), Some(ms(1300) + ep.rto()));
@@ -76,7 +86,11 @@ fn tlp_one_segment_linux_constants(rto_min: u64) {
     let srtt = ep.srtt().unwrap();
     send(&mut ep, ms(2000), 100, 1);
     let pto = ms(2000) + 2 * srtt + dur(200);
-    assert!(ep.timer(TimerKind::Rto).unwrap() > pto, "RTO {:?}", ep.rto());
+    assert!(
+        ep.timer(TimerKind::Rto).unwrap() > pto,
+        "RTO {:?}",
+        ep.rto()
+    );
     assert_eq!(ep.timer(TimerKind::Tlp), Some(pto));
     events(&mut ep);
     let out = run_until(&mut ep, pto);
@@ -98,7 +112,11 @@ fn tlp_several_outstanding_waits_two_srtt_plus_2ms_and_probes_the_highest() {
     assert_data(&p, &out[0].1, 2000, 3000);
     assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::Tlp]);
     assert_eq!(ep.recovery_phase(), Phase::Open, "a probe is not recovery");
-    assert_eq!(ep.timer(TimerKind::Rto), Some(ms(1502)), "the RTO restarts from the probe");
+    assert_eq!(
+        ep.timer(TimerKind::Rto),
+        Some(ms(1502)),
+        "the RTO restarts from the probe"
+    );
 }
 
 #[test]
@@ -128,7 +146,11 @@ fn tlp_one_probe_per_episode_until_the_probe_is_acked() {
     events(&mut ep);
     let rto_at = ep.timer(TimerKind::Rto).unwrap();
     assert!(rto_at > ms(1250));
-    assert!(run_until(&mut ep, thinlab_tcp::Instant::from_nanos(rto_at.as_nanos() - 1_000_000)).is_empty());
+    assert!(run_until(
+        &mut ep,
+        thinlab_tcp::Instant::from_nanos(rto_at.as_nanos() - 1_000_000)
+    )
+    .is_empty());
     let out = run_until(&mut ep, rto_at);
     assert_eq!(out.len(), 1);
     assert_data(&p, &out[0].1, 1000, 2000);
@@ -146,7 +168,10 @@ fn tlp_episode_ends_when_the_probe_is_acked() {
     assert_eq!(run_until(&mut ep, ms(1202)).len(), 1);
     ep.handle_segment(ms(1302), p.ack(3000));
     send(&mut ep, ms(1400), 2000, 2);
-    assert_eq!(ep.timer(TimerKind::Tlp), Some(ms(1400) + 2 * ep.srtt().unwrap() + dur(2)));
+    assert_eq!(
+        ep.timer(TimerKind::Tlp),
+        Some(ms(1400) + 2 * ep.srtt().unwrap() + dur(2))
+    );
 }
 
 #[test]
@@ -211,7 +236,10 @@ fn rack_marks_lost_when_the_reorder_window_has_passed() {
     // the later segment is SACKed at 1110: RACK.rtt = 100, reo_wnd = min_RTT/4 = 25 ms
     ep.handle_segment(ms(1110), p.sack(0, &[(1000, 2000)]));
     assert_eq!(ep.rack_reo_wnd(), dur(25));
-    assert!(drain(&mut ep, ms(1110)).is_empty(), "not before 1000 + 100 + 25");
+    assert!(
+        drain(&mut ep, ms(1110)).is_empty(),
+        "not before 1000 + 100 + 25"
+    );
     assert_eq!(ep.recovery_phase(), Phase::Open);
     assert_eq!(ep.timer(TimerKind::Reorder), Some(ms(1125)));
     assert!(run_until(&mut ep, ms(1124)).is_empty());
@@ -250,7 +278,10 @@ fn rack_reordering_repaired_by_the_original_sends_nothing() {
     assert!(run_until(&mut ep, ms(1200)).is_empty());
     assert_eq!(ep.recovery_phase(), Phase::Open);
     assert_eq!(ep.stats().retransmissions_fast, 0);
-    assert!(ep.rack_state().reord_seen, "a never-retransmitted segment delivered below the SACKed one");
+    assert!(
+        ep.rack_state().reord_seen,
+        "a never-retransmitted segment delivered below the SACKed one"
+    );
 }
 
 #[test]
@@ -311,7 +342,11 @@ fn pair_latency(m: Mechanisms) -> (thinlab_tcp::Duration, u64) {
 #[test]
 fn rack_repairs_a_thin_stream_loss_faster_than_rto() {
     let (none, rto_none) = pair_latency(Mechanisms::default());
-    let (rack, rto_rack) = pair_latency(Mechanisms { tlp: true, rack: true, ..Mechanisms::default() });
+    let (rack, rto_rack) = pair_latency(Mechanisms {
+        tlp: true,
+        rack: true,
+        ..Mechanisms::default()
+    });
     println!("lost write delivered after: no RACK-TLP {none:?} (RTOs {rto_none}), RACK-TLP {rack:?} (RTOs {rto_rack})");
     assert_eq!(rto_rack, 0);
     // RACK: the next segment's SACK (sent 60 ms later) arrives 160 ms after the loss, past

@@ -9,7 +9,10 @@ use thinlab_tcp::{Endpoint, Event, Instant, Mechanisms, RdbVariant, SendKind, Tc
 
 fn rdb(variant: RdbVariant) -> TcpConfig {
     let mut c = cfg();
-    c.mechanisms = Mechanisms { rdb: true, ..Mechanisms::default() };
+    c.mechanisms = Mechanisms {
+        rdb: true,
+        ..Mechanisms::default()
+    };
     c.rdb_variant = variant;
     c
 }
@@ -21,7 +24,11 @@ fn bytes(from: u64, to: u64) -> Vec<u8> {
 
 /// Write the next `n` bytes of the stream at `t` and return what goes out, with the `Sent`
 /// events' (kind, start, end).
-fn write(ep: &mut Endpoint, t: Instant, n: u64) -> (Vec<thinlab_tcp::Segment>, Vec<(SendKind, u64, u64)>) {
+fn write(
+    ep: &mut Endpoint,
+    t: Instant,
+    n: u64,
+) -> (Vec<thinlab_tcp::Segment>, Vec<(SendKind, u64, u64)>) {
     let w = ep.bytes_unacked() + ep.snd_una();
     ep.write(t, &bytes(w, w + n)).unwrap();
     let out = drain(ep, t);
@@ -32,7 +39,9 @@ fn sent(ep: &mut Endpoint) -> Vec<(SendKind, u64, u64)> {
     events(ep)
         .into_iter()
         .filter_map(|e| match e {
-            Event::Sent { kind, start, end, .. } => Some((kind, start, end)),
+            Event::Sent {
+                kind, start, end, ..
+            } => Some((kind, start, end)),
             _ => None,
         })
         .collect()
@@ -40,10 +49,20 @@ fn sent(ep: &mut Endpoint) -> Vec<(SendKind, u64, u64)> {
 
 /// One data segment out, covering `[start, end)` with the stream's bytes, of `kind`.
 #[track_caller]
-fn one(p: &Peer, r: &(Vec<thinlab_tcp::Segment>, Vec<(SendKind, u64, u64)>), kind: SendKind, start: u64, end: u64) {
+fn one(
+    p: &Peer,
+    r: &(Vec<thinlab_tcp::Segment>, Vec<(SendKind, u64, u64)>),
+    kind: SendKind,
+    start: u64,
+    end: u64,
+) {
     assert_eq!(r.0.len(), 1, "{:?}", r.1);
     assert_data(p, &r.0[0], start, end);
-    assert_eq!(&r.0[0].payload[..], &bytes(start, end)[..], "payload carries the stream bytes");
+    assert_eq!(
+        &r.0[0].payload[..],
+        &bytes(start, end)[..],
+        "payload carries the stream bytes"
+    );
     assert_eq!(r.1, vec![(kind, start, end)]);
 }
 
@@ -98,9 +117,21 @@ fn seed_stays_within_the_mss_and_the_byte_cap() {
 fn seed_does_not_bundle_a_full_sized_segment() {
     let (mut ep, p) = client(rdb(RdbVariant::Seed), mss_opts(1000), ms(100));
     one(&p, &write(&mut ep, ms(1000), 100), SendKind::New, 0, 100);
-    one(&p, &write(&mut ep, ms(1010), 1000), SendKind::New, 100, 1100);
+    one(
+        &p,
+        &write(&mut ep, ms(1010), 1000),
+        SendKind::New,
+        100,
+        1100,
+    );
     // a small one after it still bundles what fits: [100, 1100) does not, so nothing
-    one(&p, &write(&mut ep, ms(1020), 100), SendKind::New, 1100, 1200);
+    one(
+        &p,
+        &write(&mut ep, ms(1020), 100),
+        SendKind::New,
+        1100,
+        1200,
+    );
 }
 
 #[test]
@@ -111,7 +142,11 @@ fn seed_bundles_on_retransmission() {
     write(&mut ep, ms(1020), 100);
     // nothing is acknowledged: the RTO retransmission of [0, 100) carries [100, 300) too
     let out = run_until(&mut ep, ms(1500));
-    assert_eq!(out.len(), 1, "one retransmission covers the whole queue: {out:?}");
+    assert_eq!(
+        out.len(),
+        1,
+        "one retransmission covers the whole queue: {out:?}"
+    );
     assert_data(&p, &out[0].1, 0, 300);
     assert_eq!(&out[0].1.payload[..], &bytes(0, 300)[..]);
     assert_eq!(sent(&mut ep), vec![(SendKind::Rto, 0, 300)]);
@@ -147,7 +182,10 @@ fn patch(max_packets: u32, max_bytes: u32) -> TcpConfig {
 #[test]
 fn patch_bundles_at_most_rdb_max_packets_earlier_segments() {
     let (mut ep, p) = client(patch(1, 0), mss_opts(1000), ms(100));
-    assert!(ep.srtt().is_some(), "SRTT from the handshake: dpifl can call the stream thin");
+    assert!(
+        ep.srtt().is_some(),
+        "SRTT from the handshake: dpifl can call the stream thin"
+    );
     one(&p, &write(&mut ep, ms(1000), 100), SendKind::New, 0, 100);
     one(&p, &write(&mut ep, ms(1010), 100), SendKind::Rdb, 0, 200);
     one(&p, &write(&mut ep, ms(1020), 100), SendKind::Rdb, 100, 300);
@@ -185,9 +223,19 @@ fn patch_bundles_only_while_dpifl_thin() {
     let (mut ep, p) = client(c, mss_opts(1000), ms(100));
     for k in 0..10 {
         let r = write(&mut ep, ms(1000 + k), 100);
-        assert_eq!(r.1[0].0, if k == 0 { SendKind::New } else { SendKind::Rdb }, "write {k}");
+        assert_eq!(
+            r.1[0].0,
+            if k == 0 { SendKind::New } else { SendKind::Rdb },
+            "write {k}"
+        );
     }
-    one(&p, &write(&mut ep, ms(1010), 100), SendKind::New, 1000, 1100);
+    one(
+        &p,
+        &write(&mut ep, ms(1010), 100),
+        SendKind::New,
+        1000,
+        1100,
+    );
 }
 
 #[test]
@@ -199,7 +247,7 @@ fn patch_enters_cwr_once_on_a_hidden_loss() {
     write(&mut ep, ms(1010), 100); // [0, 200): RDB, redundant part from 0
     write(&mut ep, ms(1020), 100); // [100, 300)
     write(&mut ep, ms(1030), 100); // [200, 400)
-    // [0, 100) was lost; the RDB packet [0, 200) repaired it: the ACK jumps 0 -> 200
+                                   // [0, 100) was lost; the RDB packet [0, 200) repaired it: the ACK jumps 0 -> 200
     ep.handle_segment(ms(1110), p.ack(200));
     assert_eq!(ep.rdb_hidden_losses(), 1);
     assert_eq!(ep.rdb_cwr_events(), 1);
@@ -212,7 +260,10 @@ fn patch_enters_cwr_once_on_a_hidden_loss() {
     assert_eq!(ep.rdb_hidden_losses(), 2);
     assert_eq!(ep.rdb_cwr_events(), 1, "one reduction per window");
     assert!(ep.cwnd() >= reduced);
-    assert_eq!(ep.stats().retransmissions_fast + ep.stats().retransmissions_rto, 0);
+    assert_eq!(
+        ep.stats().retransmissions_fast + ep.stats().retransmissions_rto,
+        0
+    );
 }
 
 #[test]
@@ -269,10 +320,21 @@ fn receiver_delivers_only_the_new_bytes_of_a_bundle() {
     let overlapping = pair
         .events_a
         .iter()
-        .filter(|e| matches!(e, Event::Sent { kind: SendKind::Rdb, .. }))
+        .filter(|e| {
+            matches!(
+                e,
+                Event::Sent {
+                    kind: SendKind::Rdb,
+                    ..
+                }
+            )
+        })
         .count();
     assert!(overlapping > 10, "{overlapping} RDB packets");
-    assert_eq!(pair.a.stats().retransmissions_rto + pair.a.stats().retransmissions_fast, 0);
+    assert_eq!(
+        pair.a.stats().retransmissions_rto + pair.a.stats().retransmissions_fast,
+        0
+    );
     // no write waited for more than one interval beyond the one-way delay
     for (k, t) in times.iter().enumerate() {
         let at = pair.b_has((k + 1) * 120).expect("delivered");
@@ -288,7 +350,11 @@ fn a_bundle_that_repairs_a_loss_gives_the_true_ca_rtt_sample() {
     // minimum RTT and congestion control take it from the newest (80 ms, Linux ca_rtt), not
     // one write interval too high.
     let (mut ep, mut p) = client(rdb(RdbVariant::Seed), mss_opts(1000), ms(100));
-    assert_eq!(ep.rtt_estimator().min_rtt(), Some(dur(100)), "handshake sample");
+    assert_eq!(
+        ep.rtt_estimator().min_rtt(),
+        Some(dur(100)),
+        "handshake sample"
+    );
     one(&p, &write(&mut ep, ms(1000), 100), SendKind::New, 0, 100);
     one(&p, &write(&mut ep, ms(1140), 100), SendKind::Rdb, 0, 200);
     ep.handle_segment(ms(1220), p.ack(200));
@@ -308,7 +374,11 @@ fn adaptive_stays_off_without_a_loss() {
     ep.handle_segment(ms(1100), p.ack(100));
     one(&p, &write(&mut ep, ms(1120), 100), SendKind::New, 200, 300);
     assert_eq!(ep.rdb_allowance(), 0);
-    assert_eq!(ep.rdb_skipped(), (2, 0), "the seed variant would have bundled twice");
+    assert_eq!(
+        ep.rdb_skipped(),
+        (2, 0),
+        "the seed variant would have bundled twice"
+    );
     assert_eq!(ep.rdb_loss_episodes(), 0);
     assert_eq!(ep.stats().payload_bytes_sent, 300, "no redundant byte");
 }
@@ -336,7 +406,11 @@ fn adaptive_a_hole_turns_bundling_on_and_clean_acks_turn_it_off() {
     assert_eq!(ep.rdb_allowance(), 0);
     one(&p, &write(&mut ep, ms(1500), 100), SendKind::New, 400, 500);
     one(&p, &write(&mut ep, ms(1550), 100), SendKind::New, 500, 600);
-    assert_eq!(ep.rdb_skipped(), (2, 0), "[100, 200) and [500, 600) went alone");
+    assert_eq!(
+        ep.rdb_skipped(),
+        (2, 0),
+        "[100, 200) and [500, 600) went alone"
+    );
 }
 
 #[test]
@@ -347,15 +421,21 @@ fn adaptive_a_repaired_loss_in_a_new_episode_doubles_the_allowance() {
     ep.handle_segment(ms(1100), p.ack(0)); // episode 1 (data up to 200)
     one(&p, &write(&mut ep, ms(1120), 100), SendKind::Rdb, 0, 300);
     ep.handle_segment(ms(1220), p.ack(300)); // same episode: allowance stays 1
-    // [300, 400) is lost; the next write bundles it (allowance 1) and the ACK of both shows
-    // the bundle repaired it: a new episode, allowance 1 → 2
+                                             // [300, 400) is lost; the next write bundles it (allowance 1) and the ACK of both shows
+                                             // the bundle repaired it: a new episode, allowance 1 → 2
     one(&p, &write(&mut ep, ms(1230), 100), SendKind::New, 300, 400);
     one(&p, &write(&mut ep, ms(1240), 100), SendKind::Rdb, 300, 500);
     ep.handle_segment(ms(1340), p.ack(500));
     assert_eq!((ep.rdb_allowance(), ep.rdb_loss_episodes()), (2, 2));
     // two clean ACKs later it is spent
     for (i, t) in [(5u64, 1400u64), (6, 1600)] {
-        one(&p, &write(&mut ep, ms(t), 100), SendKind::New, i * 100, (i + 1) * 100);
+        one(
+            &p,
+            &write(&mut ep, ms(t), 100),
+            SendKind::New,
+            i * 100,
+            (i + 1) * 100,
+        );
         ep.handle_segment(ms(t + 100), p.ack((i + 1) * 100));
     }
     assert_eq!(ep.rdb_allowance(), 0);

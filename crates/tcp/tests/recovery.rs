@@ -30,7 +30,10 @@ fn fast_retransmit_after_exactly_three_dupacks() {
     // segment 0 lost; 1..4 arrive and each produces a duplicate ACK
     for i in 1..=2 {
         ep.handle_segment(ms(1100 + i), p.ack(0));
-        assert!(drain(&mut ep, ms(1100 + i)).is_empty(), "no retransmission after {i} dupACKs");
+        assert!(
+            drain(&mut ep, ms(1100 + i)).is_empty(),
+            "no retransmission after {i} dupACKs"
+        );
     }
     assert_eq!(ep.recovery_phase(), Phase::Open);
     ep.handle_segment(ms(1103), p.ack(0));
@@ -59,7 +62,10 @@ fn window_change_makes_an_ack_not_a_dupack() {
         p.window = w;
         let t = ms(1100 + i as u64);
         ep.handle_segment(t, p.ack(0));
-        assert!(drain(&mut ep, t).is_empty(), "window update #{i} is not a dupACK");
+        assert!(
+            drain(&mut ep, t).is_empty(),
+            "window update #{i} is not a dupACK"
+        );
     }
     assert_eq!(ep.stats().duplicate_acks_received, 0);
     assert_eq!(ep.recovery_phase(), Phase::Open);
@@ -77,7 +83,10 @@ fn ack_carrying_data_is_not_a_dupack() {
         ep.handle_segment(ms(1100 + i), p.data(10 * i, 10));
     }
     let out = drain(&mut ep, ms(1102));
-    assert!(out.iter().all(|s| s.payload.is_empty()), "only ACKs of the peer's data: {out:?}");
+    assert!(
+        out.iter().all(|s| s.payload.is_empty()),
+        "only ACKs of the peer's data: {out:?}"
+    );
     assert_eq!(ep.stats().retransmissions_fast, 0);
 }
 
@@ -102,7 +111,10 @@ fn limited_transmit_sends_new_data_on_first_two_dupacks() {
     assert_eq!(out.len(), 1);
     assert_data(&p, &out[0], 0, 1000);
     let kinds = sent_kinds(&events(&mut ep));
-    assert_eq!(kinds, vec![SendKind::New, SendKind::New, SendKind::FastRetransmit]);
+    assert_eq!(
+        kinds,
+        vec![SendKind::New, SendKind::New, SendKind::FastRetransmit]
+    );
 
     // without Limited Transmit the dupACKs send nothing
     let mut c = cfg();
@@ -132,11 +144,18 @@ fn newreno_partial_ack_retransmits_next_hole_and_exits_at_recover() {
     // retransmission of 0 arrives: the receiver now misses 2 -> partial ACK
     ep.handle_segment(ms(1200), p.ack(2000));
     let out = drain(&mut ep, ms(1200));
-    assert_eq!(out.len(), 1, "partial ACK retransmits the next hole at once");
+    assert_eq!(
+        out.len(),
+        1,
+        "partial ACK retransmits the next hole at once"
+    );
     assert_data(&p, &out[0], 2000, 3000);
     assert_eq!(ep.recovery_phase(), Phase::Recovery);
     let kinds = sent_kinds(&events(&mut ep));
-    assert_eq!(kinds, vec![SendKind::FastRetransmit, SendKind::FastRetransmit]);
+    assert_eq!(
+        kinds,
+        vec![SendKind::FastRetransmit, SendKind::FastRetransmit]
+    );
     // ACK at the recovery point ends the episode
     ep.handle_segment(ms(1300), p.ack(6000));
     assert_eq!(ep.recovery_phase(), Phase::Open);
@@ -167,7 +186,10 @@ fn sack_recovery_retransmits_the_holes() {
     ep.handle_segment(ms(1105), p.sack(1000, &[(4000, 8000), (2000, 3000)]));
     assert!(drain(&mut ep, ms(1105)).is_empty(), "nothing else is lost");
     ep.handle_segment(ms(1200), p.sack(3000, &[(4000, 8000)]));
-    assert!(drain(&mut ep, ms(1200)).is_empty(), "hole 3 already retransmitted");
+    assert!(
+        drain(&mut ep, ms(1200)).is_empty(),
+        "hole 3 already retransmitted"
+    );
     ep.handle_segment(ms(1201), p.ack(8000));
     assert_eq!(ep.recovery_phase(), Phase::Open);
     assert_eq!(ep.stats().retransmissions_fast, 2);
@@ -239,7 +261,11 @@ fn karn_no_sample_from_retransmitted_segment_backoff_kept_until_fresh_sample() {
 fn karn_exception_with_timestamps() {
     let mut c = cfg();
     c.timestamps = true;
-    let o = TcpOptions { mss: Some(1000), timestamps: Some((1, 0)), ..Default::default() };
+    let o = TcpOptions {
+        mss: Some(1000),
+        timestamps: Some((1, 0)),
+        ..Default::default()
+    };
     let (mut ep, mut p) = sent(c, o, 1);
     let rto = ep.rto();
     let out = run_until(&mut ep, ms(1000) + rto);
@@ -283,14 +309,21 @@ fn gives_up_after_max_retries() {
     run_until(&mut ep, ms(1_000_000));
     assert_eq!(ep.state(), thinlab_tcp::State::Closed);
     assert_eq!(ep.stats().rto_events, 2);
-    assert_eq!(ep.write(ms(1_000_001), b"x"), Err(thinlab_tcp::EndpointError::TimedOut));
+    assert_eq!(
+        ep.write(ms(1_000_001), b"x"),
+        Err(thinlab_tcp::EndpointError::TimedOut)
+    );
 }
 
 #[test]
 fn spurious_rto_detected_with_timestamps() {
     let mut c = cfg();
     c.timestamps = true;
-    let o = TcpOptions { mss: Some(1000), timestamps: Some((1, 0)), ..Default::default() };
+    let o = TcpOptions {
+        mss: Some(1000),
+        timestamps: Some((1, 0)),
+        ..Default::default()
+    };
     let (mut ep, mut p) = sent(c, o, 1);
     let rto = ep.rto();
     let out = run_until(&mut ep, ms(1000) + rto);
@@ -306,7 +339,11 @@ fn spurious_rto_detected_with_timestamps() {
         c.timestamps = true;
         c
     };
-    let o = TcpOptions { mss: Some(1000), timestamps: Some((1, 0)), ..Default::default() };
+    let o = TcpOptions {
+        mss: Some(1000),
+        timestamps: Some((1, 0)),
+        ..Default::default()
+    };
     let (mut ep, mut p) = sent(c2, o, 1);
     let rto = ep.rto();
     let out = run_until(&mut ep, ms(1000) + rto);
@@ -327,7 +364,11 @@ fn rto_retransmits_the_head_even_if_sacked() {
     let out = run_until(&mut ep, ms(1100) + rto);
     assert!(!out.is_empty());
     assert_data(&p, &out[0].1, 0, 1000);
-    assert_eq!(ep.poll_timeout(), Some(out[0].0 + rto * 2), "timer restarted, backed off");
+    assert_eq!(
+        ep.poll_timeout(),
+        Some(out[0].0 + rto * 2),
+        "timer restarted, backed off"
+    );
 }
 
 #[test]
@@ -341,6 +382,12 @@ fn reno_leaves_recovery_on_the_first_partial_ack() {
     assert_eq!(drain(&mut ep, ms(1102)).len(), 1);
     assert_eq!(ep.recovery_phase(), Phase::Recovery);
     ep.handle_segment(ms(1200), p.ack(2000));
-    assert_eq!(ep.recovery_phase(), Phase::Open, "Reno: any new ACK ends fast recovery");
-    assert!(sent_kinds(&events(&mut ep)).iter().all(|k| *k != SendKind::Rto));
+    assert_eq!(
+        ep.recovery_phase(),
+        Phase::Open,
+        "Reno: any new ACK ends fast recovery"
+    );
+    assert!(sent_kinds(&events(&mut ep))
+        .iter()
+        .all(|k| *k != SendKind::Rto));
 }

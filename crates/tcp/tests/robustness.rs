@@ -13,7 +13,10 @@ fn malformed_bytes_are_counted() {
     let (mut ep, _) = client(cfg(), mss_opts(1000), ms(10));
     ep.handle_bytes(ms(20), &[1, 2, 3]);
     assert_eq!(ep.stats().dropped_malformed, 1);
-    assert!(events(&mut ep).contains(&Event::Dropped { at: ms(20), reason: DropReason::Malformed }));
+    assert!(events(&mut ep).contains(&Event::Dropped {
+        at: ms(20),
+        reason: DropReason::Malformed
+    }));
     assert!(drain(&mut ep, ms(20)).is_empty());
 }
 
@@ -39,30 +42,49 @@ fn arb_segment() -> impl Strategy<Value = Segment> {
         proptest::collection::vec((any::<u32>(), any::<u32>()), 0..4),
         any::<bool>(),
     )
-        .prop_map(|(seq, ack, flags, window, len, mss, ws, ts, blocks, near)| {
-            let (seq, ack) = if near {
-                // near the live sequence space, so that most of the state machine is reached
-                (PEER_ISN.wrapping_add(seq % 5000), EP_ISN.wrapping_add(ack % 5000))
-            } else {
-                (seq, ack)
-            };
-            let mut sb = SackBlocks::new();
-            for (l, r) in blocks {
-                let l = if near { EP_ISN.wrapping_add(l % 6000) } else { l };
-                let r = if near { EP_ISN.wrapping_add(r % 6000) } else { r };
-                sb.push((l, r));
-            }
-            Segment {
-                src_port: PEER_PORT,
-                dst_port: EP_PORT,
-                seq,
-                ack,
-                flags: Flags(flags),
-                window,
-                options: TcpOptions { mss, window_scale: ws, sack_permitted: flags & 1 == 0, timestamps: ts, sack_blocks: sb },
-                payload: Bytes::from(vec![0u8; len]),
-            }
-        })
+        .prop_map(
+            |(seq, ack, flags, window, len, mss, ws, ts, blocks, near)| {
+                let (seq, ack) = if near {
+                    // near the live sequence space, so that most of the state machine is reached
+                    (
+                        PEER_ISN.wrapping_add(seq % 5000),
+                        EP_ISN.wrapping_add(ack % 5000),
+                    )
+                } else {
+                    (seq, ack)
+                };
+                let mut sb = SackBlocks::new();
+                for (l, r) in blocks {
+                    let l = if near {
+                        EP_ISN.wrapping_add(l % 6000)
+                    } else {
+                        l
+                    };
+                    let r = if near {
+                        EP_ISN.wrapping_add(r % 6000)
+                    } else {
+                        r
+                    };
+                    sb.push((l, r));
+                }
+                Segment {
+                    src_port: PEER_PORT,
+                    dst_port: EP_PORT,
+                    seq,
+                    ack,
+                    flags: Flags(flags),
+                    window,
+                    options: TcpOptions {
+                        mss,
+                        window_scale: ws,
+                        sack_permitted: flags & 1 == 0,
+                        timestamps: ts,
+                        sack_blocks: sb,
+                    },
+                    payload: Bytes::from(vec![0u8; len]),
+                }
+            },
+        )
 }
 
 proptest! {

@@ -8,7 +8,9 @@ use common::*;
 use std::time::Duration;
 use thinlab_tcp::endpoint::timers::TimerKind;
 use thinlab_tcp::recovery::Phase;
-use thinlab_tcp::{Endpoint, Event, LinearTimeouts, Mechanisms, SendKind, TcpConfig, ThinDetection};
+use thinlab_tcp::{
+    Endpoint, Event, LinearTimeouts, Mechanisms, SendKind, TcpConfig, ThinDetection,
+};
 
 fn with(m: Mechanisms) -> TcpConfig {
     let mut c = cfg();
@@ -58,7 +60,10 @@ fn rto_fired(evs: &[Event]) -> Vec<(Duration, u32)> {
 // thin dupACK
 
 fn thin_dupack() -> Mechanisms {
-    Mechanisms { thin_dupack: true, ..Mechanisms::default() }
+    Mechanisms {
+        thin_dupack: true,
+        ..Mechanisms::default()
+    }
 }
 
 #[test]
@@ -72,7 +77,11 @@ fn thin_dupack_fires_on_the_first_dupack_with_three_in_flight() {
     assert_data(&p, &out[0], 10_000, 11_000);
     assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::FastRetransmit]);
     assert_eq!(ep.recovery_phase(), Phase::Recovery);
-    assert_eq!(ep.stats().retransmissions_fast, 2, "warm-up episode + this one");
+    assert_eq!(
+        ep.stats().retransmissions_fast,
+        2,
+        "warm-up episode + this one"
+    );
     assert_eq!(ep.stats().retransmissions_early, 0);
 }
 
@@ -86,7 +95,11 @@ fn fast_retransmit_of_the_head_restarts_the_rto_timer() {
     send(&mut ep, ms(1340), 1);
     ep.handle_segment(ms(1440), p.ack(10_000));
     assert_eq!(drain(&mut ep, ms(1440)).len(), 1);
-    assert_eq!(ep.timer(TimerKind::Rto), Some(ms(1740)), "restarted by the retransmission");
+    assert_eq!(
+        ep.timer(TimerKind::Rto),
+        Some(ms(1740)),
+        "restarted by the retransmission"
+    );
     // its ACK arrives before the restarted timer: no spurious RTO
     ep.handle_segment(ms(1540), p.ack(12_000));
     assert!(run_until(&mut ep, ms(3000)).is_empty());
@@ -100,7 +113,11 @@ fn thin_dupack_waits_for_three_with_four_in_flight() {
     assert!(!ep.is_thin());
     for i in 0..2 {
         ep.handle_segment(ms(1300 + i), p.ack(10_000));
-        assert!(drain(&mut ep, ms(1300 + i)).is_empty(), "dupACK {} with 4 in flight", i + 1);
+        assert!(
+            drain(&mut ep, ms(1300 + i)).is_empty(),
+            "dupACK {} with 4 in flight",
+            i + 1
+        );
     }
     ep.handle_segment(ms(1302), p.ack(10_000));
     let out = drain(&mut ep, ms(1302));
@@ -137,7 +154,10 @@ fn thin_dupack_off_or_in_initial_slow_start_needs_three() {
 // linear timeouts
 
 fn lt(variant: LinearTimeouts) -> TcpConfig {
-    let mut c = with(Mechanisms { linear_timeouts: true, ..Mechanisms::default() });
+    let mut c = with(Mechanisms {
+        linear_timeouts: true,
+        ..Mechanisms::default()
+    });
     c.linear_timeouts_variant = variant;
     c
 }
@@ -151,12 +171,18 @@ fn linear_timeouts_linux_six_linear_then_exponential() {
     let t0 = ms(1000);
     let out = run_until(&mut ep, t0 + r * 21);
     let times: Vec<_> = out.iter().map(|(t, _)| *t).collect();
-    let want: Vec<_> = [1u32, 2, 3, 4, 5, 6, 7, 9, 13, 21].iter().map(|&k| t0 + r * k).collect();
+    let want: Vec<_> = [1u32, 2, 3, 4, 5, 6, 7, 9, 13, 21]
+        .iter()
+        .map(|&k| t0 + r * k)
+        .collect();
     assert_eq!(times, want, "t0 + k·RTO for k = 1..7, then doubling");
     let evs = events(&mut ep);
     assert_eq!(sent_kinds(&evs), vec![SendKind::Rto; 10]);
     let fired = rto_fired(&evs);
-    assert_eq!(fired[..7].iter().map(|f| f.1).collect::<Vec<_>>(), vec![0, 0, 0, 0, 0, 0, 1]);
+    assert_eq!(
+        fired[..7].iter().map(|f| f.1).collect::<Vec<_>>(),
+        vec![0, 0, 0, 0, 0, 0, 1]
+    );
     assert_eq!(fired[7..], [(r * 2, 2), (r * 4, 3), (r * 8, 4)]);
     assert_eq!(ep.stats().retransmissions_rto, 10);
 }
@@ -169,7 +195,10 @@ fn linear_timeouts_seed_variant_adds_srtt_per_expiry() {
     let out = run_until(&mut ep, ms(1000 + 4200));
     let times: Vec<_> = out.iter().map(|(t, _)| *t).collect();
     // intervals 300, 400, 500, 600, 700, 800, 900 ms
-    let want: Vec<_> = [300, 700, 1200, 1800, 2500, 3300, 4200].iter().map(|&d| ms(1000 + d)).collect();
+    let want: Vec<_> = [300, 700, 1200, 1800, 2500, 3300, 4200]
+        .iter()
+        .map(|&d| ms(1000 + d))
+        .collect();
     assert_eq!(times, want);
     // the 7th expiry doubles RTO_6 = 900 ms
     assert_eq!(ep.poll_timeout(), Some(ms(1000 + 4200 + 1800)));
@@ -183,7 +212,10 @@ fn linear_timeouts_off_when_not_thin_or_not_established() {
     let r = ep.rto();
     let out = run_until(&mut ep, ms(1000) + r * 7);
     let times: Vec<_> = out.iter().map(|(t, _)| *t).collect();
-    assert_eq!(times, vec![ms(1000) + r, ms(1000) + r * 3, ms(1000) + r * 7]);
+    assert_eq!(
+        times,
+        vec![ms(1000) + r, ms(1000) + r * 3, ms(1000) + r * 7]
+    );
     // closing (FIN-WAIT-1): Linux requires ESTABLISHED
     let (mut ep, _p) = client(lt(LinearTimeouts::Linux), mss_opts(1000), ms(100));
     ep.write(ms(1000), &[1u8; 500]).unwrap();
@@ -191,7 +223,10 @@ fn linear_timeouts_off_when_not_thin_or_not_established() {
     assert_eq!(drain(&mut ep, ms(1000)).len(), 1);
     let out = run_until(&mut ep, ms(1000) + r * 7);
     let times: Vec<_> = out.iter().map(|(t, _)| *t).collect();
-    assert_eq!(times, vec![ms(1000) + r, ms(1000) + r * 3, ms(1000) + r * 7]);
+    assert_eq!(
+        times,
+        vec![ms(1000) + r, ms(1000) + r * 3, ms(1000) + r * 7]
+    );
     // mechanism off: exponential even though thin
     let (mut ep, _p) = client(with(Mechanisms::default()), mss_opts(1000), ms(100));
     send(&mut ep, ms(1000), 1);
@@ -221,7 +256,10 @@ fn linear_timeouts_fresh_ack_restarts_the_count() {
 // Early Retransmit
 
 fn er() -> Mechanisms {
-    Mechanisms { early_retransmit: true, ..Mechanisms::default() }
+    Mechanisms {
+        early_retransmit: true,
+        ..Mechanisms::default()
+    }
 }
 
 #[test]
@@ -230,7 +268,10 @@ fn early_retransmit_threshold_is_outstanding_minus_one() {
     let (mut ep, mut p) = client(with(er()), mss_opts(1000), ms(100));
     send(&mut ep, ms(1000), 3);
     ep.handle_segment(ms(1100), p.ack(0));
-    assert!(drain(&mut ep, ms(1100)).is_empty(), "first dupACK of 3 outstanding");
+    assert!(
+        drain(&mut ep, ms(1100)).is_empty(),
+        "first dupACK of 3 outstanding"
+    );
     ep.handle_segment(ms(1101), p.ack(0));
     let out = drain(&mut ep, ms(1101));
     assert_eq!(out.len(), 1);
@@ -238,7 +279,14 @@ fn early_retransmit_threshold_is_outstanding_minus_one() {
     assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::Early]);
     assert_eq!(ep.recovery_phase(), Phase::Recovery);
     let s = ep.stats();
-    assert_eq!((s.retransmissions_early, s.retransmissions_fast, s.retransmissions_rto), (1, 0, 0));
+    assert_eq!(
+        (
+            s.retransmissions_early,
+            s.retransmissions_fast,
+            s.retransmissions_rto
+        ),
+        (1, 0, 0)
+    );
 
     // 2 outstanding: ER_thresh = 1
     let (mut ep, mut p) = client(with(er()), mss_opts(1000), ms(100));
@@ -339,7 +387,10 @@ fn frto_warmed(m: Mechanisms) -> (Endpoint, Peer, thinlab_tcp::Instant) {
 
 #[test]
 fn er_threshold_fires_on_a_dupack_after_frto() {
-    let m = Mechanisms { er_threshold: true, ..Mechanisms::default() };
+    let m = Mechanisms {
+        er_threshold: true,
+        ..Mechanisms::default()
+    };
     let (mut ep, mut p, t) = frto_warmed(m);
     let est = *ep.frto_estimator();
     assert_eq!(est.srtt(), Some(dur(100)));
@@ -365,7 +416,10 @@ fn er_threshold_fires_on_a_dupack_after_frto() {
 
 #[test]
 fn er_threshold_off_before_frto_or_when_disabled() {
-    let m = Mechanisms { er_threshold: true, ..Mechanisms::default() };
+    let m = Mechanisms {
+        er_threshold: true,
+        ..Mechanisms::default()
+    };
     let (mut ep, mut p, t) = frto_warmed(m);
     send(&mut ep, t, 4);
     ep.handle_segment(t + dur(150), p.ack(10_000));
@@ -384,7 +438,11 @@ fn er_threshold_off_before_frto_or_when_disabled() {
 
 #[test]
 fn retransmissions_by_cause() {
-    let m = Mechanisms { early_retransmit: true, linear_timeouts: true, ..Mechanisms::default() };
+    let m = Mechanisms {
+        early_retransmit: true,
+        linear_timeouts: true,
+        ..Mechanisms::default()
+    };
     let (mut ep, mut p) = client(with(m), mss_opts(1000), ms(100));
     // Fast: 5 outstanding, three dupACKs
     send(&mut ep, ms(1000), 5);
@@ -406,9 +464,19 @@ fn retransmissions_by_cause() {
     let rto = ep.rto();
     assert_eq!(run_until(&mut ep, ms(1600) + rto).len(), 1);
     kinds.extend(sent_kinds(&events(&mut ep)));
-    assert_eq!(kinds, vec![SendKind::FastRetransmit, SendKind::Early, SendKind::Rto]);
+    assert_eq!(
+        kinds,
+        vec![SendKind::FastRetransmit, SendKind::Early, SendKind::Rto]
+    );
     let s = ep.stats();
-    assert_eq!((s.retransmissions_early, s.retransmissions_fast, s.retransmissions_rto), (1, 1, 1));
+    assert_eq!(
+        (
+            s.retransmissions_early,
+            s.retransmissions_fast,
+            s.retransmissions_rto
+        ),
+        (1, 1, 1)
+    );
 }
 
 #[test]
@@ -441,7 +509,10 @@ fn linear_timeouts_follow_the_configured_thin_test() {
     let r = ep.rto();
     let out = run_until(&mut ep, ms(1000) + r * 3);
     let times: Vec<_> = out.iter().map(|(t, _)| *t).collect();
-    assert_eq!(times, vec![ms(1000) + r, ms(1000) + r * 2, ms(1000) + r * 3]);
+    assert_eq!(
+        times,
+        vec![ms(1000) + r, ms(1000) + r * 2, ms(1000) + r * 3]
+    );
     let (mut ep, _p) = client(lt(LinearTimeouts::Linux), mss_opts(1000), ms(100));
     send(&mut ep, ms(1000), 6);
     let out = run_until(&mut ep, ms(1000) + r * 3);

@@ -129,7 +129,14 @@ impl FlowRecorder {
     /// An event of the sending endpoint (its `Sent`, `Acked`, `RtoFired`).
     pub fn on_sender_event(&mut self, ev: &Event) {
         match *ev {
-            Event::Sent { at, start, end, kind, syn, fin } => {
+            Event::Sent {
+                at,
+                start,
+                end,
+                kind,
+                syn,
+                fin,
+            } => {
                 // Pure ACKs do not end a frozen period: only data, SYN or FIN do.
                 if end > start || syn || fin {
                     self.last_sent_at = Some(at);

@@ -203,7 +203,10 @@ mod tests {
     fn empty_input_still_gives_a_labelled_frame() {
         let svg = xy_svg(&[], &XySpec::new("title", "xlabel", "ylabel")).unwrap();
         for text in ["title", "xlabel", "ylabel"] {
-            assert!(svg.contains(&format!(">\n{text}\n</text>")), "{text} missing: {svg}");
+            assert!(
+                svg.contains(&format!(">\n{text}\n</text>")),
+                "{text} missing: {svg}"
+            );
         }
     }
 }

@@ -339,7 +339,10 @@ impl<'a> Sim<'a> {
         } = fl;
         let Some(ep) = eps[side].as_mut() else { return };
         while ep.read().is_some() {}
-        if is_sender && !*source_started && matches!(ep.state(), State::Established | State::CloseWait) {
+        if is_sender
+            && !*source_started
+            && matches!(ep.state(), State::Established | State::CloseWait)
+        {
             // The application starts writing once its connection is established, as
             // streamzero and tracepump did (seed 000 §2.3) and as a server does after accept().
             *source_started = true;

@@ -162,7 +162,11 @@ impl Cubic {
         let rtt = self.srtt.map_or(0.0, |d| d.as_secs_f64());
         let target = w_cubic(t + rtt, e.k, e.origin).clamp(cw, 1.5 * cw);
         let mut w = cw + (target - cw) / cw * acked;
-        let alpha = if e.w_est >= self.cwnd_prior { 1.0 } else { ALPHA_CUBIC };
+        let alpha = if e.w_est >= self.cwnd_prior {
+            1.0
+        } else {
+            ALPHA_CUBIC
+        };
         e.w_est += alpha * acked / cw;
         if w_cubic(t, e.k, e.origin) < e.w_est {
             w = w.max(e.w_est);
@@ -174,7 +178,11 @@ impl Cubic {
     /// §4.6/§4.7: W_max with fast convergence, cwnd_prior, ssthresh.
     fn reduce(&mut self, in_flight: u32) {
         let cw = self.cwnd_f64();
-        self.w_max = if cw < self.w_max { cw * (1.0 + BETA) / 2.0 } else { cw };
+        self.w_max = if cw < self.w_max {
+            cw * (1.0 + BETA) / 2.0
+        } else {
+            cw
+        };
         self.cwnd_prior = cw;
         self.ssthresh = ((in_flight as f64 * BETA) as u32).max(2);
         self.epoch = None;
@@ -284,7 +292,14 @@ mod tests {
     #[test]
     fn w_cubic_at_several_t() {
         let k = k_secs(100.0, 96.8);
-        for (t, w) in [(0.0, 96.8), (1.0, 99.6), (2.0, 100.0), (3.0, 100.4), (4.0, 103.2), (5.0, 110.8)] {
+        for (t, w) in [
+            (0.0, 96.8),
+            (1.0, 99.6),
+            (2.0, 100.0),
+            (3.0, 100.4),
+            (4.0, 103.2),
+            (5.0, 110.8),
+        ] {
             close(w_cubic(t, k, 100.0), w);
         }
         // At t = 0 the curve starts at β·W_max: W_cubic(0) = W_max − C·K³ = cwnd_epoch.
@@ -300,7 +315,7 @@ mod tests {
         assert_eq!((c.cwnd(), c.ssthresh()), (25, 25));
         let mut c = after_loss(2, None);
         assert_eq!((c.cwnd(), c.ssthresh()), (2, 2)); // floor of 2 segments
-        // The window uses the flight size, as Reno's ssthresh does.
+                                                      // The window uses the flight size, as Reno's ssthresh does.
         c.on_ack(T, 48, 2, None);
         c.on_enter_recovery(T, 40);
         assert_eq!((c.cwnd(), c.ssthresh()), (28, 28));
@@ -390,7 +405,11 @@ mod tests {
         let rounds_to_prior = (3.0 / ALPHA_CUBIC).ceil() as i64;
         let expect = 10.0 + (rounds - rounds_to_prior) as f64;
         // (within 2 %: a round acks ⌊cwnd⌋ segments, each adding α/cwnd with fractional cwnd)
-        assert!((c.cwnd_f64() - expect).abs() < 0.02 * expect, "{} vs {expect}", c.cwnd_f64());
+        assert!(
+            (c.cwnd_f64() - expect).abs() < 0.02 * expect,
+            "{} vs {expect}",
+            c.cwnd_f64()
+        );
     }
 
     #[test]

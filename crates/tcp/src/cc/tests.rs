@@ -223,7 +223,10 @@ fn cubic_and_pert_from_config() {
         let c = Cc::new(&cfg);
         assert_eq!(c.algorithm(), alg);
         assert_eq!(matches!(c, Cc::Pert(_)), want_pert);
-        assert_eq!((c.cwnd(), c.ssthresh()), (cfg.initial_window, INFINITE_SSTHRESH));
+        assert_eq!(
+            (c.cwnd(), c.ssthresh()),
+            (cfg.initial_window, INFINITE_SSTHRESH)
+        );
         assert!(!c.partial_ack_ends_recovery());
     }
 }

@@ -248,25 +248,47 @@ mod tests {
         let mut d = DelayedAck::new(DelayedAckModel::Linux, Duration::from_millis(200), 1448);
         for i in 0..QUICKACKS {
             let now = Instant::from_millis(i as u64);
-            assert_eq!(d.on_data(now, 100, 100, Arrival::InOrder, RTO, None), AckDecision::Now);
+            assert_eq!(
+                d.on_data(now, 100, 100, Arrival::InOrder, RTO, None),
+                AckDecision::Now
+            );
             d.on_ack_sent();
         }
         let now = Instant::from_millis(20);
-        assert_eq!(d.on_data(now, 100, 100, Arrival::InOrder, RTO, None), AckDecision::Delay(now + ATO_MIN));
+        assert_eq!(
+            d.on_data(now, 100, 100, Arrival::InOrder, RTO, None),
+            AckDecision::Delay(now + ATO_MIN)
+        );
         // two full-sized segments: immediate
-        assert_eq!(d.on_data(now, 1448, 1448, Arrival::InOrder, RTO, None), AckDecision::Now);
+        assert_eq!(
+            d.on_data(now, 1448, 1448, Arrival::InOrder, RTO, None),
+            AckDecision::Now
+        );
     }
 
     #[test]
     fn linux_timer_inflates_and_read_acks_pushed_segments() {
         let mut d = DelayedAck::new(DelayedAckModel::Linux, Duration::from_millis(200), 1448);
         for i in 0..QUICKACKS {
-            d.on_data(Instant::from_millis(i as u64), 1448, 1448, Arrival::InOrder, RTO, None);
+            d.on_data(
+                Instant::from_millis(i as u64),
+                1448,
+                1448,
+                Arrival::InOrder,
+                RTO,
+                None,
+            );
             d.on_ack_sent();
         }
         let t = Instant::from_millis(100);
-        assert_eq!(d.on_data(t, 100, 100, Arrival::InOrder, RTO, None), AckDecision::Delay(t + ATO_MIN));
-        assert!(d.on_read(true), "a small pushed segment, queue drained: ACK now");
+        assert_eq!(
+            d.on_data(t, 100, 100, Arrival::InOrder, RTO, None),
+            AckDecision::Delay(t + ATO_MIN)
+        );
+        assert!(
+            d.on_read(true),
+            "a small pushed segment, queue drained: ACK now"
+        );
         assert!(!d.on_read(false));
         d.on_timer(RTO);
         assert_eq!(d.ato(), ATO_MIN * 2);
@@ -274,7 +296,10 @@ mod tests {
         d.on_ack_sent();
         let t = Instant::from_millis(300);
         let srtt = Some(Duration::from_millis(50));
-        assert_eq!(d.on_data(t, 100, 100, Arrival::InOrder, RTO, srtt), AckDecision::Delay(t + Duration::from_millis(50)));
+        assert_eq!(
+            d.on_data(t, 100, 100, Arrival::InOrder, RTO, srtt),
+            AckDecision::Delay(t + Duration::from_millis(50))
+        );
         // replying within the ATO enters pingpong: a single pushed segment no longer forces it
         d.on_data_sent(t + Duration::from_millis(1));
         assert!(d.pingpong());
@@ -288,23 +313,42 @@ mod tests {
     fn linux_counts_only_new_bytes_toward_ack_now() {
         let mut d = DelayedAck::new(DelayedAckModel::Linux, Duration::from_millis(200), 1448);
         for i in 0..QUICKACKS {
-            d.on_data(Instant::from_millis(i as u64), 1448, 1448, Arrival::InOrder, RTO, None);
+            d.on_data(
+                Instant::from_millis(i as u64),
+                1448,
+                1448,
+                Arrival::InOrder,
+                RTO,
+                None,
+            );
             d.on_ack_sent();
         }
         // rcv_mss is now 1448: a 1000-byte bundle with 120 new bytes, then another: 240 new
         // bytes are unacknowledged, far below one MSS, so the ACK is still delayed
         let t = Instant::from_millis(100);
-        assert_eq!(d.on_data(t, 1000, 120, Arrival::InOrder, RTO, None), AckDecision::Delay(t + ATO_MIN));
-        assert_eq!(d.on_data(t, 1000, 120, Arrival::InOrder, RTO, None), AckDecision::Delay(t + ATO_MIN));
+        assert_eq!(
+            d.on_data(t, 1000, 120, Arrival::InOrder, RTO, None),
+            AckDecision::Delay(t + ATO_MIN)
+        );
+        assert_eq!(
+            d.on_data(t, 1000, 120, Arrival::InOrder, RTO, None),
+            AckDecision::Delay(t + ATO_MIN)
+        );
         assert_eq!(d.unacked_bytes, 240);
         // new data beyond one MSS since the last ACK: now
-        assert_eq!(d.on_data(t, 1448, 1448, Arrival::InOrder, RTO, None), AckDecision::Now);
+        assert_eq!(
+            d.on_data(t, 1448, 1448, Arrival::InOrder, RTO, None),
+            AckDecision::Now
+        );
     }
 
     #[test]
     fn ato_adapts() {
         assert_eq!(next_ato(ATO_MIN, Duration::from_millis(5), RTO), ATO_MIN);
-        assert_eq!(next_ato(Duration::from_millis(100), Duration::from_millis(50), RTO), Duration::from_millis(100));
+        assert_eq!(
+            next_ato(Duration::from_millis(100), Duration::from_millis(50), RTO),
+            Duration::from_millis(100)
+        );
         assert_eq!(next_ato(ATO_MIN, Duration::from_millis(140), RTO), ATO_MIN);
     }
 
@@ -312,9 +356,18 @@ mod tests {
     fn freebsd_every_second() {
         let mut d = DelayedAck::new(DelayedAckModel::FreeBsd6, Duration::from_millis(100), 1448);
         let now = Instant::from_millis(3);
-        assert_eq!(d.on_data(now, 10, 10, Arrival::InOrder, RTO, None), AckDecision::Delay(Instant::from_millis(103)));
-        assert_eq!(d.on_data(now, 10, 10, Arrival::InOrder, RTO, None), AckDecision::Now);
+        assert_eq!(
+            d.on_data(now, 10, 10, Arrival::InOrder, RTO, None),
+            AckDecision::Delay(Instant::from_millis(103))
+        );
+        assert_eq!(
+            d.on_data(now, 10, 10, Arrival::InOrder, RTO, None),
+            AckDecision::Now
+        );
         d.on_ack_sent();
-        assert_eq!(d.on_data(now, 10, 10, Arrival::Urgent, RTO, None), AckDecision::Now);
+        assert_eq!(
+            d.on_data(now, 10, 10, Arrival::Urgent, RTO, None),
+            AckDecision::Now
+        );
     }
 }

@@ -46,7 +46,11 @@ impl Endpoint {
 
     /// RFC 9293 §3.10.7.1: the reset to send in reply to `seg`.
     pub(super) fn reply_rst(&mut self, seg: &Segment) {
-        let mut r = Segment { src_port: seg.dst_port, dst_port: seg.src_port, ..Segment::default() };
+        let mut r = Segment {
+            src_port: seg.dst_port,
+            dst_port: seg.src_port,
+            ..Segment::default()
+        };
         if seg.flags.ack() {
             r.seq = seg.ack;
             r.flags = Flags::RST;
@@ -120,7 +124,11 @@ impl Endpoint {
             self.handshake_acked(now);
             self.snd_wl1 = -1;
             self.snd_wl2 = 0;
-            let to = if self.close_requested { State::FinWait1 } else { State::Established };
+            let to = if self.close_requested {
+                State::FinWait1
+            } else {
+                State::Established
+            };
             self.set_state(now, to);
             self.ack_now = true;
         } else {
@@ -146,7 +154,12 @@ impl Endpoint {
     fn on_synchronized(&mut self, now: Instant, seg: Segment) {
         let f = seg.flags;
         // the peer retransmitted its SYN: our SYN-ACK was lost, send it again
-        if self.state == State::SynReceived && f.syn() && !f.ack() && !f.rst() && seg.seq == self.irs {
+        if self.state == State::SynReceived
+            && f.syn()
+            && !f.ack()
+            && !f.rst()
+            && seg.seq == self.irs
+        {
             self.syn_pending = true;
             return;
         }
@@ -156,7 +169,11 @@ impl Endpoint {
         if !seg.payload.is_empty() && !f.rst() {
             // every data segment that reaches the connection, as a capture would see it
             let end = start + seg.payload.len() as i64;
-            self.events.push_back(Event::Arrived { at: now, start: start.max(0) as u64, end: end.max(0) as u64 });
+            self.events.push_back(Event::Arrived {
+                at: now,
+                start: start.max(0) as u64,
+                end: end.max(0) as u64,
+            });
         }
         let wnd = self.rcv_adv.saturating_sub(rcv_nxt);
         if !acceptable(start, seg_len, rcv_nxt, wnd) {
@@ -164,7 +181,8 @@ impl Endpoint {
                 self.ack_now = true;
                 if self.state == State::TimeWait && f.fin() {
                     // a retransmitted FIN: acknowledge it and restart the 2·MSL timer
-                    self.timers.set(super::timers::TimerKind::TimeWait, now + self.cfg.time_wait);
+                    self.timers
+                        .set(super::timers::TimerKind::TimeWait, now + self.cfg.time_wait);
                 }
                 // RFC 9293: with a zero window, valid ACKs are still processed.
                 if wnd == 0 && start == rcv_nxt as i64 && f.ack() && !f.syn() {
@@ -175,7 +193,14 @@ impl Endpoint {
         }
         if f.rst() {
             if start == rcv_nxt as i64 {
-                if matches!(self.state, State::SynReceived | State::Established | State::FinWait1 | State::FinWait2 | State::CloseWait) {
+                if matches!(
+                    self.state,
+                    State::SynReceived
+                        | State::Established
+                        | State::FinWait1
+                        | State::FinWait2
+                        | State::CloseWait
+                ) {
                     self.error = Some(EndpointError::Reset);
                 }
                 self.set_state(now, State::Closed);
@@ -204,7 +229,11 @@ impl Endpoint {
             self.max_snd_wnd = self.max_snd_wnd.max(self.snd_wnd);
             self.snd_wl1 = start;
             self.snd_wl2 = 0;
-            let to = if self.close_requested { State::FinWait1 } else { State::Established };
+            let to = if self.close_requested {
+                State::FinWait1
+            } else {
+                State::Established
+            };
             self.set_state(now, to);
         }
         if !self.process_ack(now, &seg, start) {
@@ -212,7 +241,10 @@ impl Endpoint {
         }
         self.update_ts_recent(&seg, start);
         if !seg.payload.is_empty() {
-            if matches!(self.state, State::Established | State::FinWait1 | State::FinWait2) {
+            if matches!(
+                self.state,
+                State::Established | State::FinWait1 | State::FinWait2
+            ) {
                 self.on_data(now, start, seg.payload.clone());
             } else {
                 // data after the peer's FIN (or in TIME-WAIT etc.): already covered, re-ACK

@@ -55,14 +55,20 @@ impl Endpoint {
         if acked_new {
             summary = self.snd.ack(a as u64);
             if self.snd.una > data_una_before {
-                self.events.push_back(Event::Acked { at: now, una: self.snd.una });
+                self.events.push_back(Event::Acked {
+                    at: now,
+                    una: self.snd.una,
+                });
             }
         }
         if self.neg.sack && !seg.options.sack_blocks.is_empty() {
             let mut blocks: ArrayVec<(u64, u64), 4> = ArrayVec::new();
             let (lo, hi) = (self.snd.una_seq() as i64, self.snd.nxt_seq() as i64);
             for &(l, r) in &seg.options.sack_blocks {
-                let (l, r) = (from_wire(self.iss, l, self.snd.una), from_wire(self.iss, r, self.snd.una));
+                let (l, r) = (
+                    from_wire(self.iss, l, self.snd.una),
+                    from_wire(self.iss, r, self.snd.una),
+                );
                 // ignore D-SACK (below snd_una) and invalid blocks
                 if lo <= l && l < r && r <= hi {
                     blocks.push((l as u64, r as u64));
@@ -74,15 +80,19 @@ impl Endpoint {
         let mut ca_sample = None;
         if acked_new {
             let ts = if self.neg.timestamps {
-                seg.options.timestamps.and_then(|(_, ecr)| rto::ts_rtt(super::options::ts_clock(now), ecr))
+                seg.options
+                    .timestamps
+                    .and_then(|(_, ecr)| rto::ts_rtt(super::options::ts_clock(now), ecr))
             } else {
                 None
             };
             sample = rto::rtt_sample(now, &summary, ts);
             ca_sample = rto::ca_rtt_sample(now, &summary, ts);
-            if let (Some(at), Some((_, ecr)), true) =
-                (summary.last_retransmit_at, seg.options.timestamps, self.neg.timestamps)
-            {
+            if let (Some(at), Some((_, ecr)), true) = (
+                summary.last_retransmit_at,
+                seg.options.timestamps,
+                self.neg.timestamps,
+            ) {
                 if rto::is_spurious(ecr, super::options::ts_clock(at)) {
                     self.stats.spurious_retransmissions += 1;
                 }
@@ -117,7 +127,8 @@ impl Endpoint {
         let phase_before = self.rec.phase;
         let t = self.rec.on_ack(&mut self.snd, &mut self.cc, &ev);
         if acked_new && phase_before != Phase::Recovery && t != Transition::EnteredRecovery {
-            self.cc.on_ack(now, summary.segments, in_flight_before, ca_sample);
+            self.cc
+                .on_ack(now, summary.segments, in_flight_before, ca_sample);
         }
         // RDB patch: hidden loss → CWR; RDB adaptive: loss signals and the allowance
         let hole = dup || (self.neg.sack && !seg.options.sack_blocks.is_empty());
@@ -132,10 +143,12 @@ impl Endpoint {
             rto::TimerOnAck::Keep => {}
         }
         self.tlp_on_ack(now, acked_new); // TLP: re-arm after an ACK of new data
-        // window update, RFC 9293 §3.10.7.4: only if SND.UNA =< SEG.ACK (an old ACK must not
-        // move the window) and (SND.WL1 < SEG.SEQ or (= and SND.WL2 =< SEG.ACK))
+                                         // window update, RFC 9293 §3.10.7.4: only if SND.UNA =< SEG.ACK (an old ACK must not
+                                         // move the window) and (SND.WL1 < SEG.SEQ or (= and SND.WL2 =< SEG.ACK))
         let ack_not_old = a >= una as i64;
-        if ack_not_old && (self.snd_wl1 < seg_start || (self.snd_wl1 == seg_start && self.snd_wl2 <= a)) {
+        if ack_not_old
+            && (self.snd_wl1 < seg_start || (self.snd_wl1 == seg_start && self.snd_wl2 <= a))
+        {
             self.snd_wnd = wnd;
             self.max_snd_wnd = self.max_snd_wnd.max(wnd);
             self.snd_wl1 = seg_start;
@@ -164,7 +177,11 @@ impl Endpoint {
         let limit = self.rcv_adv.max(self.rcv.rcv_nxt);
         let out = self.rcv.insert(start as u64, payload, limit);
         if let Some((a, b)) = out.delivered {
-            self.events.push_back(Event::Delivered { at: now, start: a, end: b });
+            self.events.push_back(Event::Delivered {
+                at: now,
+                start: a,
+                end: b,
+            });
         }
         let arrival = if out.out_of_order || out.filled_hole || out.duplicate {
             Arrival::Urgent
@@ -174,7 +191,10 @@ impl Endpoint {
         // only the bytes that advanced rcv_nxt count toward "ACK now" (Linux rcv_nxt - rcv_wup)
         let new_bytes = out.delivered.map_or(0, |(a, b)| b - a);
         let rto = self.rto();
-        match self.delack.on_data(now, len, new_bytes, arrival, rto, self.rtt.srtt()) {
+        match self
+            .delack
+            .on_data(now, len, new_bytes, arrival, rto, self.rtt.srtt())
+        {
             AckDecision::Now => self.ack_now = true,
             AckDecision::Delay(t) => self.timers.set_if_idle(TimerKind::DelayedAck, t),
         }

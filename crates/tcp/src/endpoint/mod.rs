@@ -27,11 +27,11 @@ mod fsm;
 mod input;
 pub mod options;
 mod output;
-pub mod reassembly;
+mod rack_tlp_hooks;
 mod rdb_hooks;
+pub mod reassembly;
 pub mod select_window;
 pub mod send_queue;
-mod rack_tlp_hooks;
 mod thin_hooks;
 pub mod timers;
 
@@ -195,7 +195,13 @@ impl Endpoint {
     }
 
     /// Active open: queue a SYN to `remote_port` from `local_port` with initial sequence `isn`.
-    pub fn connect(now: Instant, config: TcpConfig, local_port: u16, remote_port: u16, isn: u32) -> Endpoint {
+    pub fn connect(
+        now: Instant,
+        config: TcpConfig,
+        local_port: u16,
+        remote_port: u16,
+        isn: u32,
+    ) -> Endpoint {
         let mut ep = Endpoint::new(config, local_port, isn, State::Closed);
         ep.remote_port = remote_port;
         ep.syn_pending = true;
@@ -214,7 +220,11 @@ impl Endpoint {
         }
         let open = matches!(
             self.state,
-            State::Listen | State::SynSent | State::SynReceived | State::Established | State::CloseWait
+            State::Listen
+                | State::SynSent
+                | State::SynReceived
+                | State::Established
+                | State::CloseWait
         );
         if !open || self.snd.fin_queued {
             return Err(EndpointError::ClosedForSending);
@@ -266,7 +276,11 @@ impl Endpoint {
     pub fn abort(&mut self, now: Instant) {
         let synchronized = matches!(
             self.state,
-            State::SynReceived | State::Established | State::FinWait1 | State::FinWait2 | State::CloseWait
+            State::SynReceived
+                | State::Established
+                | State::FinWait1
+                | State::FinWait2
+                | State::CloseWait
         );
         if synchronized {
             let seq = crate::seq::to_wire(self.iss, self.snd.nxt_seq());
@@ -338,7 +352,11 @@ impl Endpoint {
     }
     /// Current RTO including backoff (and the seed variant's linear increment).
     pub fn rto(&self) -> Duration {
-        backed_off(self.rtt.rto() + self.rto_linear_extra(), self.backoff, self.cfg.rto_max)
+        backed_off(
+            self.rtt.rto() + self.rto_linear_extra(),
+            self.backoff,
+            self.cfg.rto_max,
+        )
     }
     pub fn srtt(&self) -> Option<Duration> {
         self.rtt.srtt()
@@ -421,11 +439,13 @@ impl Endpoint {
             return;
         }
         self.state = to;
-        self.events.push_back(Event::StateChanged { at: now, from, to });
+        self.events
+            .push_back(Event::StateChanged { at: now, from, to });
         match to {
             State::TimeWait => {
                 self.timers.stop_all();
-                self.timers.set(TimerKind::TimeWait, now + self.cfg.time_wait);
+                self.timers
+                    .set(TimerKind::TimeWait, now + self.cfg.time_wait);
             }
             State::Closed => self.timers.stop_all(),
             _ => {}
@@ -506,7 +526,11 @@ impl Endpoint {
                 self.rec.on_rto(&mut self.snd, &mut self.cc, now);
                 // exponential backoff, or linear timeouts while thin (thin_hooks.rs)
                 self.rto_backoff_after_expiry();
-                self.events.push_back(Event::RtoFired { at: now, rto: expired, backoff: self.backoff });
+                self.events.push_back(Event::RtoFired {
+                    at: now,
+                    rto: expired,
+                    backoff: self.backoff,
+                });
                 // RFC 6298 §5.6: restart with the backed-off RTO (the retransmission itself
                 // goes out at the next `poll_transmit`).
                 self.timers.set(TimerKind::Rto, now + self.rto());

@@ -29,7 +29,13 @@ pub struct Negotiated {
 impl Negotiated {
     /// Before the handshake: nothing negotiated.
     pub fn initial(cfg: &TcpConfig) -> Self {
-        Negotiated { send_mss: cfg.mss.min(DEFAULT_MSS), sack: false, timestamps: false, snd_wscale: 0, rcv_wscale: 0 }
+        Negotiated {
+            send_mss: cfg.mss.min(DEFAULT_MSS),
+            sack: false,
+            timestamps: false,
+            snd_wscale: 0,
+            rcv_wscale: 0,
+        }
     }
 }
 
@@ -50,7 +56,10 @@ pub fn ts_clock(now: Instant) -> u32 {
 /// Options of our SYN (active open) or SYN-ACK (`peer` = the SYN's options).
 pub fn handshake_options(cfg: &TcpConfig, peer: Option<&TcpOptions>, tsval: u32) -> TcpOptions {
     let offered = |ours: bool, theirs: fn(&TcpOptions) -> bool| ours && peer.is_none_or(theirs);
-    let mut o = TcpOptions { mss: Some(cfg.mss), ..TcpOptions::default() };
+    let mut o = TcpOptions {
+        mss: Some(cfg.mss),
+        ..TcpOptions::default()
+    };
     if offered(cfg.window_scale, |p| p.window_scale.is_some()) {
         o.window_scale = Some(our_wscale(cfg.recv_buffer));
     }
@@ -71,7 +80,11 @@ pub fn negotiate(cfg: &TcpConfig, peer: &TcpOptions) -> Negotiated {
         send_mss: cfg.mss.min(peer.mss.unwrap_or(DEFAULT_MSS)).max(1),
         sack: cfg.sack && peer.sack_permitted,
         timestamps: cfg.timestamps && peer.timestamps.is_some(),
-        snd_wscale: if ws { peer.window_scale.unwrap_or(0).min(MAX_WSCALE) } else { 0 },
+        snd_wscale: if ws {
+            peer.window_scale.unwrap_or(0).min(MAX_WSCALE)
+        } else {
+            0
+        },
         rcv_wscale: if ws { our_wscale(cfg.recv_buffer) } else { 0 },
     }
 }

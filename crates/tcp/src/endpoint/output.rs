@@ -139,7 +139,10 @@ impl Endpoint {
     }
 
     pub(super) fn send_new(&mut self, now: Instant) -> Option<Segment> {
-        if !matches!(self.state, State::Established | State::CloseWait | State::FinWait1 | State::LastAck) {
+        if !matches!(
+            self.state,
+            State::Established | State::CloseWait | State::FinWait1 | State::LastAck
+        ) {
             return None;
         }
         let unsent = self.snd.unsent_len();
@@ -216,7 +219,13 @@ impl Endpoint {
     }
 
     /// A segment of the synchronized states with ACK, window, timestamps and SACK blocks.
-    pub(super) fn segment(&mut self, now: Instant, seq: u32, flags: Flags, payload: Bytes) -> Segment {
+    pub(super) fn segment(
+        &mut self,
+        now: Instant,
+        seq: u32,
+        flags: Flags,
+        payload: Bytes,
+    ) -> Segment {
         let mut options = TcpOptions::default();
         let mut max_blocks = 4;
         if self.neg.timestamps {
@@ -225,7 +234,9 @@ impl Endpoint {
         }
         if self.neg.sack {
             for (l, r) in self.rcv.sack_blocks(max_blocks) {
-                options.sack_blocks.push((to_wire(self.irs, l), to_wire(self.irs, r)));
+                options
+                    .sack_blocks
+                    .push((to_wire(self.irs, l), to_wire(self.irs, r)));
             }
         }
         Segment {
@@ -257,7 +268,14 @@ impl Endpoint {
 
     /// Record one outgoing segment: exactly one `Event::Sent`, the counters, and the ACK it
     /// carries (clears a pending/delayed ACK).
-    pub(super) fn emit(&mut self, now: Instant, seg: Segment, kind: SendKind, start: u64, end: u64) -> Segment {
+    pub(super) fn emit(
+        &mut self,
+        now: Instant,
+        seg: Segment,
+        kind: SendKind,
+        start: u64,
+        end: u64,
+    ) -> Segment {
         let len = seg.payload.len() as u64;
         self.stats.segments_sent += 1;
         if len > 0 {

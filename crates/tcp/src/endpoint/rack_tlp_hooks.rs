@@ -82,13 +82,25 @@ impl Endpoint {
         let (lo, hi) = (self.snd.una_seq() as i64, self.snd.nxt_seq() as i64);
         let mut blocks: ArrayVec<(u64, u64), 4> = ArrayVec::new();
         for &(l, r) in &seg.options.sack_blocks {
-            let (l, r) = (from_wire(self.iss, l, self.snd.una), from_wire(self.iss, r, self.snd.una));
+            let (l, r) = (
+                from_wire(self.iss, l, self.snd.una),
+                from_wire(self.iss, r, self.snd.una),
+            );
             if lo <= l && l < r && r <= hi {
                 blocks.push((l as u64, r as u64));
             }
         }
-        let limit = blocks.iter().map(|b| b.1).max().unwrap_or(0).max(ack.max(0) as u64);
-        let ecr = if self.neg.timestamps { seg.options.timestamps.map(|(_, e)| e) } else { None };
+        let limit = blocks
+            .iter()
+            .map(|b| b.1)
+            .max()
+            .unwrap_or(0)
+            .max(ack.max(0) as u64);
+        let ecr = if self.neg.timestamps {
+            seg.options.timestamps.map(|(_, e)| e)
+        } else {
+            None
+        };
         let min_rtt = self.rtt.min_rtt();
         // Only segments this ACK can deliver: those below the cumulative ACK and those that
         // start inside a SACK block (index ranges by binary search), visited once each in
@@ -117,13 +129,24 @@ impl Endpoint {
             }
             let end = s.seq_end();
             let cum = ack >= end as i64;
-            let sacked = !cum && blocks.iter().any(|&(l, r)| l <= s.start && end <= r && s.start < end);
+            let sacked = !cum
+                && blocks
+                    .iter()
+                    .any(|&(l, r)| l <= s.start && end <= r && s.start < end);
             if !cum && !sacked {
                 continue;
             }
             // Linux tcp_skb_spurious_retrans: the ACK echoes a transmission before the latest
-            let ts_earlier = s.ever_retransmitted && ecr.is_some_and(|e| rto::is_spurious(e, ts_clock(s.last_sent)));
-            r.on_delivered(now, s.last_sent, end, s.ever_retransmitted, ts_earlier, min_rtt);
+            let ts_earlier = s.ever_retransmitted
+                && ecr.is_some_and(|e| rto::is_spurious(e, ts_clock(s.last_sent)));
+            r.on_delivered(
+                now,
+                s.last_sent,
+                end,
+                s.ever_retransmitted,
+                ts_earlier,
+                min_rtt,
+            );
             if !s.ever_retransmitted && end < prior_fack {
                 r.reord_seen = true;
             }
@@ -155,7 +178,14 @@ impl Endpoint {
         }
         if newly > 0 && self.rec.phase == Phase::Open {
             let nxt = self.snd.nxt_seq();
-            self.rec.enter_recovery(&mut self.snd, &mut self.cc, now, nxt, DUPTHRESH_DEFERRED, false);
+            self.rec.enter_recovery(
+                &mut self.snd,
+                &mut self.cc,
+                now,
+                nxt,
+                DUPTHRESH_DEFERRED,
+                false,
+            );
             self.timers.stop(TimerKind::Tlp);
         }
     }
@@ -171,10 +201,16 @@ impl Endpoint {
     /// `TCP_CA_Open` (not in recovery, nothing SACKed or marked lost: Linux's Disorder is left
     /// to RACK's reorder timer), data outstanding, no probe of this episode outstanding.
     fn tlp_allowed(&self) -> bool {
-        let open = self.rec.phase == Phase::Open && self.snd.sacked_out() == 0 && self.snd.lost_out() == 0;
+        let open =
+            self.rec.phase == Phase::Open && self.snd.sacked_out() == 0 && self.snd.lost_out() == 0;
         self.tlp_active()
             && self.is_synchronized()
-            && tlp::may_arm(true, self.snd.packets_out(), open, self.rack_tlp.tlp_high_seq.is_some())
+            && tlp::may_arm(
+                true,
+                self.snd.packets_out(),
+                open,
+                self.rack_tlp.tlp_high_seq.is_some(),
+            )
     }
 
     /// (Re)arm the probe timer from `now`, or stop it (Linux `tcp_schedule_loss_probe`).
@@ -187,7 +223,12 @@ impl Endpoint {
             self.timers.stop(TimerKind::Tlp);
             return;
         }
-        let at = tlp::pto(now, self.rtt.srtt(), self.snd.packets_out(), self.timers.get(TimerKind::Rto));
+        let at = tlp::pto(
+            now,
+            self.rtt.srtt(),
+            self.snd.packets_out(),
+            self.timers.get(TimerKind::Rto),
+        );
         self.timers.set(TimerKind::Tlp, at);
     }
 

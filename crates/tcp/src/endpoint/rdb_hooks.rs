@@ -67,7 +67,10 @@ impl Endpoint {
     /// Adaptive variant: sends that did not bundle although earlier data fitted, because the
     /// allowance was spent and because the write interval exceeded the RTO.
     pub fn rdb_skipped(&self) -> (u64, u64) {
-        (self.thin.rdb.skipped_no_allowance, self.thin.rdb.skipped_too_slow)
+        (
+            self.thin.rdb.skipped_no_allowance,
+            self.thin.rdb.skipped_too_slow,
+        )
     }
 
     fn rdb_adaptive(&self) -> bool {
@@ -86,7 +89,11 @@ impl Endpoint {
 
     fn rdb_qseg(&self, i: usize) -> rdb::QSeg {
         let s = self.snd.get(i).expect("queued segment");
-        rdb::QSeg { start: s.start, end: s.end, fin: s.fin }
+        rdb::QSeg {
+            start: s.start,
+            end: s.end,
+            fin: s.fin,
+        }
     }
 
     /// The payloads of queue entries `from..=to`, concatenated.
@@ -94,7 +101,9 @@ impl Endpoint {
         if from == to {
             return self.snd.get(from).expect("queued segment").payload.clone();
         }
-        let len: usize = (from..=to).map(|j| self.snd.get(j).expect("queued").payload.len()).sum();
+        let len: usize = (from..=to)
+            .map(|j| self.snd.get(j).expect("queued").payload.len())
+            .sum();
         let mut b = BytesMut::with_capacity(len);
         for j in from..=to {
             b.extend_from_slice(&self.snd.get(j).expect("queued").payload);
@@ -104,14 +113,22 @@ impl Endpoint {
 
     /// The payload range, payload and kind of the new segment just pushed as queue entry `i`:
     /// the entry itself (`New`), or a bundle starting at earlier unacknowledged data (`Rdb`).
-    pub(super) fn rdb_on_send_new(&mut self, now: Instant, i: usize) -> (u64, u64, Bytes, SendKind) {
+    pub(super) fn rdb_on_send_new(
+        &mut self,
+        now: Instant,
+        i: usize,
+    ) -> (u64, u64, Bytes, SendKind) {
         let s = self.snd.get(i).expect("just pushed");
         let plain = (s.start, s.end, s.payload.clone(), SendKind::New);
         if !self.cfg.mechanisms.rdb {
             return plain;
         }
         let adaptive = self.cfg.rdb_variant == RdbVariant::Adaptive;
-        let gap = if adaptive { self.thin.rdb.last_new_sent.replace(now).map(|t| now - t) } else { None };
+        let gap = if adaptive {
+            self.thin.rdb.last_new_sent.replace(now).map(|t| now - t)
+        } else {
+            None
+        };
         if i == 0 {
             return plain;
         }
@@ -119,7 +136,9 @@ impl Endpoint {
         if patch {
             // the patch: TCP_NODELAY required, and only while dpifl-thin (PIF before this one)
             let pif = self.snd.packets_out() - 1;
-            if !self.cfg.nodelay || !detect::is_thin_dpifl(pif, self.rtt.srtt(), detect::DPIFL_ITT_LOWER_BOUND) {
+            if !self.cfg.nodelay
+                || !detect::is_thin_dpifl(pif, self.rtt.srtt(), detect::DPIFL_ITT_LOWER_BOUND)
+            {
                 return plain;
             }
         }
@@ -128,7 +147,11 @@ impl Endpoint {
         let new = self.rdb_qseg(i);
         let max_packets = rdb::packet_limit(&self.cfg);
         if adaptive {
-            let input = rdb_adaptive::SendInput { allowance: self.thin.rdb.allowance, write_gap: gap, rto: self.rto() };
+            let input = rdb_adaptive::SendInput {
+                allowance: self.thin.rdb.allowance,
+                write_gap: gap,
+                rto: self.rto(),
+            };
             let decision = rdb_adaptive::on_send(&input);
             if decision != rdb_adaptive::Decision::Bundle {
                 // count the sends the seed variant would have bundled
@@ -207,14 +230,17 @@ impl Endpoint {
                 hit = Some((start, rdb_start));
             }
         }
-        let hidden = hit.filter(|&(last_start, rdb_start)| rdb::hidden_loss(una_before, last_start, rdb_start));
+        let hidden = hit
+            .filter(|&(last_start, rdb_start)| rdb::hidden_loss(una_before, last_start, rdb_start));
         if adaptive {
             // a bundle repaired a loss (or the ACK of the original was lost): a loss signal;
             // otherwise the ACK was clean and one unit of allowance drains
             match hidden {
                 Some((_, rdb_start)) => self.rdb_loss_signal(rdb_start.max(una_before)),
                 None if hole => self.rdb_loss_signal(self.snd.una),
-                None => self.thin.rdb.allowance = rdb_adaptive::after_clean_ack(self.thin.rdb.allowance),
+                None => {
+                    self.thin.rdb.allowance = rdb_adaptive::after_clean_ack(self.thin.rdb.allowance)
+                }
             }
             return;
         }

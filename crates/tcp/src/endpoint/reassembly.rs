@@ -92,7 +92,12 @@ impl Reassembly {
         // out of order: insert the parts not already queued
         let mut pieces: ArrayVec<(u64, u64), 8> = ArrayVec::new();
         let mut cur = start;
-        let first = self.ooo.range(..=start).next_back().map(|(&k, _)| k).unwrap_or(start);
+        let first = self
+            .ooo
+            .range(..=start)
+            .next_back()
+            .map(|(&k, _)| k)
+            .unwrap_or(start);
         for (&ps, pb) in self.ooo.range(first..end) {
             let pe = ps + pb.len() as u64;
             if pe <= cur {
@@ -204,7 +209,10 @@ mod tests {
         assert_eq!(r.sack_blocks(4).collect::<Vec<_>>(), vec![(20, 30)]);
         let o = r.insert(40, b(10), 1000);
         assert!(o.out_of_order);
-        assert_eq!(r.sack_blocks(4).collect::<Vec<_>>(), vec![(40, 50), (20, 30)]);
+        assert_eq!(
+            r.sack_blocks(4).collect::<Vec<_>>(),
+            vec![(40, 50), (20, 30)]
+        );
         let o = r.insert(30, b(10), 1000);
         assert_eq!(r.sack_blocks(4).collect::<Vec<_>>(), vec![(20, 50)]);
         assert!(!o.duplicate);

@@ -120,12 +120,20 @@ mod tests {
         // below half the buffer and below one MSS (or buffer/16): a zero window
         assert_eq!(linux_select(&input(1000, 2896)), 0);
         assert_eq!(linux_select(&input(4000, 2896)), 0, "below 65535/16");
-        assert_eq!(linux_select(&input(5000, 2896)), 3 * 1448, "≥ 65535/16 and ≥ mss: rounded");
+        assert_eq!(
+            linux_select(&input(5000, 2896)),
+            3 * 1448,
+            "≥ 65535/16 and ≥ mss: rounded"
+        );
         let mut s = input(100_000, 0);
         s.allowed_space = 1 << 20;
         s.window_clamp = 1 << 20;
         s.wscale = 7;
-        assert_eq!(linux_select(&s), 99_968, "scaled, below half the buffer: down to the unit");
+        assert_eq!(
+            linux_select(&s),
+            99_968,
+            "scaled, below half the buffer: down to the unit"
+        );
         s.free_space = 600_000;
         assert_eq!(linux_select(&s), 600_064, "scaled: rounded up to the unit");
         // the MSS estimate is capped by the buffer
@@ -135,7 +143,11 @@ mod tests {
         s.rcv_mss = 1000;
         assert_eq!(linux_select(&s), 4000);
         s.free_space = 1500;
-        assert_eq!(linux_select(&s), 1000, "below half the buffer but ≥ one MSS: rounded down");
+        assert_eq!(
+            linux_select(&s),
+            1000,
+            "below half the buffer but ≥ one MSS: rounded down"
+        );
         s.free_space = 900;
         assert_eq!(linux_select(&s), 0, "below one MSS");
     }

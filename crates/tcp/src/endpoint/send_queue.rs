@@ -262,7 +262,9 @@ impl SendQueue {
         if self.lost_out <= self.retrans_out {
             return None;
         }
-        self.rtx.iter().position(|s| s.lost && !s.retrans && !s.sacked)
+        self.rtx
+            .iter()
+            .position(|s| s.lost && !s.retrans && !s.sacked)
     }
 
     /// Cumulative ACK up to `ack` (sequence-space offset, `una_seq < ack <= nxt_seq`).
@@ -338,7 +340,11 @@ mod tests {
         assert_eq!(q.packets_out(), 2);
         let s = q.ack(70);
         assert_eq!(s.segments, 1);
-        assert_eq!(s.karn_sent_at, Some(Instant::ZERO), "oldest acked segment, partial ACK included");
+        assert_eq!(
+            s.karn_sent_at,
+            Some(Instant::ZERO),
+            "oldest acked segment, partial ACK included"
+        );
         assert_eq!(q.front().unwrap().start, 70);
         assert_eq!(q.front().unwrap().payload.len(), 30);
         assert_eq!(q.una, 70);
@@ -361,7 +367,10 @@ mod tests {
         // a SACKed segment gives no CC sample of its own (Linux last_ackt)
         q.set_sacked(0);
         let s = q.ack(400);
-        assert_eq!((s.karn_sent_at, s.ca_sent_at), (Some(Instant::from_millis(420)), None));
+        assert_eq!(
+            (s.karn_sent_at, s.ca_sent_at),
+            (Some(Instant::from_millis(420)), None)
+        );
 
         // Karn: any retransmitted segment among the acked ones spoils both samples
         let mut q = SendQueue::new(1000);
@@ -383,7 +392,10 @@ mod tests {
         let s = q.ack(100);
         assert_eq!(s.segments, 0);
         let f = q.front().expect("the FIN is still outstanding");
-        assert_eq!((f.start, f.end, f.payload.len(), f.fin), (100, 100, 0, true));
+        assert_eq!(
+            (f.start, f.end, f.payload.len(), f.fin),
+            (100, 100, 0, true)
+        );
         assert_eq!((q.una, q.fin_acked), (100, false));
         q.ack(101);
         assert!(q.is_empty() && q.fin_acked);
@@ -410,7 +422,11 @@ mod tests {
         assert_eq!(q.lost_out(), 1);
         q.set_sacked(0);
         q.mark_all_lost();
-        assert_eq!((q.sacked_out(), q.lost_out()), (1, 1), "head un-SACKed on RTO");
+        assert_eq!(
+            (q.sacked_out(), q.lost_out()),
+            (1, 1),
+            "head un-SACKed on RTO"
+        );
         assert!(!q.front().unwrap().sacked);
     }
 }

@@ -67,7 +67,13 @@ impl Endpoint {
     /// SACK blocks are applied, before the recovery state machine). Also feeds the F-RTO
     /// estimator, arms/cancels the Early Retransmit delay and tells recovery whether an
     /// episode entered on this ACK is "early".
-    pub(super) fn ack_dupthresh(&mut self, now: Instant, acked_new: bool, dup: bool, sample: Option<Duration>) -> u32 {
+    pub(super) fn ack_dupthresh(
+        &mut self,
+        now: Instant,
+        acked_new: bool,
+        dup: bool,
+        sample: Option<Duration>,
+    ) -> u32 {
         let m = self.cfg.mechanisms;
         if m.er_threshold {
             if let Some(r) = sample {
@@ -89,8 +95,16 @@ impl Endpoint {
             // thin dupACK / ER decide when an episode starts; inside one, RFC 6675's 3
             return dupack::DEFAULT_DUPTHRESH;
         }
-        let dupacks = if acked_new { 0 } else { self.rec.dupacks + dup as u32 };
-        let sacked = if self.rec.sack { self.snd.sacked_out() } else { 0 };
+        let dupacks = if acked_new {
+            0
+        } else {
+            self.rec.dupacks + dup as u32
+        };
+        let sacked = if self.rec.sack {
+            self.snd.sacked_out()
+        } else {
+            0
+        };
         let fires = |t: u32| dupacks >= t || (self.rec.sack && sacked >= t);
         if fires(th.standard) {
             return th.standard;
@@ -123,7 +137,12 @@ impl Endpoint {
     /// original transmission fires before the retransmission can be acknowledged whenever
     /// recovery starts later than RTO − RTT after the loss, which is the common case for a thin
     /// stream under thin dupACK / Early Retransmit (a spurious RTO and go-back-N).
-    pub(super) fn restart_rto_on_head_retransmit(&mut self, now: Instant, kind: SendKind, start: u64) {
+    pub(super) fn restart_rto_on_head_retransmit(
+        &mut self,
+        now: Instant,
+        kind: SendKind,
+        start: u64,
+    ) {
         if matches!(kind, SendKind::FastRetransmit | SendKind::Early) && start == self.snd.una {
             self.timers.set(TimerKind::Rto, now + self.rto());
         }
@@ -134,11 +153,13 @@ impl Endpoint {
         if !self.is_synchronized() || self.rec.phase != Phase::Open || self.snd.is_empty() {
             return;
         }
-        let Some(er) = early_retransmit::dupthresh(self.snd.packets_out(), self.can_send_new()) else {
+        let Some(er) = early_retransmit::dupthresh(self.snd.packets_out(), self.can_send_new())
+        else {
             return;
         };
         let nxt = self.snd.nxt_seq();
-        self.rec.enter_recovery(&mut self.snd, &mut self.cc, now, nxt, er, true);
+        self.rec
+            .enter_recovery(&mut self.snd, &mut self.cc, now, nxt, er, true);
     }
 
     /// Backoff after an RTO expiry (exponential, or linear timeouts). Called after `retries`

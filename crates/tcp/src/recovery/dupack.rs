@@ -51,7 +51,11 @@ pub struct Thresholds {
 }
 
 pub fn thresholds(i: &ThreshInput) -> Thresholds {
-    let standard = if i.mechanisms.thin_dupack { thin_dupack::dupthresh(i.thin) } else { DEFAULT_DUPTHRESH };
+    let standard = if i.mechanisms.thin_dupack {
+        thin_dupack::dupthresh(i.thin)
+    } else {
+        DEFAULT_DUPTHRESH
+    };
     let early = if i.mechanisms.early_retransmit {
         early_retransmit::dupthresh(i.packets_out, i.can_send_new)
     } else {
@@ -72,33 +76,96 @@ mod tests {
 
     #[test]
     fn each_rule_matters() {
-        let d = AckFacts { ack_equals_una: true, seg_len: 0, window_unchanged: true, outstanding: true };
+        let d = AckFacts {
+            ack_equals_una: true,
+            seg_len: 0,
+            window_unchanged: true,
+            outstanding: true,
+        };
         assert!(is_dupack(&d));
-        assert!(!is_dupack(&AckFacts { ack_equals_una: false, ..d }));
+        assert!(!is_dupack(&AckFacts {
+            ack_equals_una: false,
+            ..d
+        }));
         assert!(!is_dupack(&AckFacts { seg_len: 1, ..d }));
-        assert!(!is_dupack(&AckFacts { window_unchanged: false, ..d }));
-        assert!(!is_dupack(&AckFacts { outstanding: false, ..d }));
+        assert!(!is_dupack(&AckFacts {
+            window_unchanged: false,
+            ..d
+        }));
+        assert!(!is_dupack(&AckFacts {
+            outstanding: false,
+            ..d
+        }));
     }
 
     #[test]
     fn thresh_is_three() {
-        let i = ThreshInput { packets_out: 2, can_send_new: false, thin: true, mechanisms: Mechanisms::default() };
+        let i = ThreshInput {
+            packets_out: 2,
+            can_send_new: false,
+            thin: true,
+            mechanisms: Mechanisms::default(),
+        };
         assert_eq!(dupthresh(&i), 3);
     }
 
     #[test]
     fn mechanisms_lower_it() {
-        let m = Mechanisms { thin_dupack: true, ..Mechanisms::default() };
-        let i = ThreshInput { packets_out: 3, can_send_new: true, thin: true, mechanisms: m };
+        let m = Mechanisms {
+            thin_dupack: true,
+            ..Mechanisms::default()
+        };
+        let i = ThreshInput {
+            packets_out: 3,
+            can_send_new: true,
+            thin: true,
+            mechanisms: m,
+        };
         assert_eq!(dupthresh(&i), 1);
         assert_eq!(dupthresh(&ThreshInput { thin: false, ..i }), 3);
-        let m = Mechanisms { early_retransmit: true, ..Mechanisms::default() };
-        let i = ThreshInput { packets_out: 3, can_send_new: false, thin: true, mechanisms: m };
-        assert_eq!(thresholds(&i), Thresholds { standard: 3, early: Some(2) });
+        let m = Mechanisms {
+            early_retransmit: true,
+            ..Mechanisms::default()
+        };
+        let i = ThreshInput {
+            packets_out: 3,
+            can_send_new: false,
+            thin: true,
+            mechanisms: m,
+        };
+        assert_eq!(
+            thresholds(&i),
+            Thresholds {
+                standard: 3,
+                early: Some(2)
+            }
+        );
         assert_eq!(dupthresh(&i), 2);
-        assert_eq!(dupthresh(&ThreshInput { can_send_new: true, ..i }), 3);
-        assert_eq!(dupthresh(&ThreshInput { packets_out: 4, ..i }), 3);
-        let both = Mechanisms { early_retransmit: true, thin_dupack: true, ..Mechanisms::default() };
-        assert_eq!(dupthresh(&ThreshInput { mechanisms: both, ..i }), 1);
+        assert_eq!(
+            dupthresh(&ThreshInput {
+                can_send_new: true,
+                ..i
+            }),
+            3
+        );
+        assert_eq!(
+            dupthresh(&ThreshInput {
+                packets_out: 4,
+                ..i
+            }),
+            3
+        );
+        let both = Mechanisms {
+            early_retransmit: true,
+            thin_dupack: true,
+            ..Mechanisms::default()
+        };
+        assert_eq!(
+            dupthresh(&ThreshInput {
+                mechanisms: both,
+                ..i
+            }),
+            1
+        );
     }
 }

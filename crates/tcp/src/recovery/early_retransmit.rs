@@ -23,12 +23,17 @@ pub const MIN_DELAY: Duration = Duration::from_millis(2);
 
 /// RFC 5827 ER_thresh, if Early Retransmit applies.
 pub fn dupthresh(outstanding: u32, can_send_new: bool) -> Option<u32> {
-    (outstanding < ER_MAX_OUTSTANDING && !can_send_new).then(|| outstanding.saturating_sub(1).max(1))
+    (outstanding < ER_MAX_OUTSTANDING && !can_send_new)
+        .then(|| outstanding.saturating_sub(1).max(1))
 }
 
 /// Linux mode 2: when the delayed early retransmission is due, or `None` to retransmit at
 /// once (no SRTT, or the RTO deadline comes no later than the delayed one).
-pub fn delayed_until(now: Instant, srtt: Option<Duration>, rto_deadline: Option<Instant>) -> Option<Instant> {
+pub fn delayed_until(
+    now: Instant,
+    srtt: Option<Duration>,
+    rto_deadline: Option<Instant>,
+) -> Option<Instant> {
     let at = now + (srtt? / 4).max(MIN_DELAY);
     match rto_deadline {
         Some(rto) if rto <= at => None,
@@ -56,10 +61,20 @@ mod tests {
     fn linux_delay() {
         let now = Instant::from_millis(1000);
         let ms = Duration::from_millis;
-        assert_eq!(delayed_until(now, Some(ms(100)), None), Some(Instant::from_millis(1025)));
-        assert_eq!(delayed_until(now, Some(ms(4)), None), Some(Instant::from_millis(1002)), "2 ms floor");
+        assert_eq!(
+            delayed_until(now, Some(ms(100)), None),
+            Some(Instant::from_millis(1025))
+        );
+        assert_eq!(
+            delayed_until(now, Some(ms(4)), None),
+            Some(Instant::from_millis(1002)),
+            "2 ms floor"
+        );
         assert_eq!(delayed_until(now, None, None), None);
-        assert_eq!(delayed_until(now, Some(ms(100)), Some(Instant::from_millis(1025))), None);
+        assert_eq!(
+            delayed_until(now, Some(ms(100)), Some(Instant::from_millis(1025))),
+            None
+        );
         assert_eq!(
             delayed_until(now, Some(ms(100)), Some(Instant::from_millis(1026))),
             Some(Instant::from_millis(1025))

@@ -120,7 +120,11 @@ impl Recovery {
         match self.phase {
             Phase::Open => {
                 // RFC 3042: the first two duplicate ACKs each allow one new segment.
-                let lt = if self.limited_transmit { self.dupacks.min(2) } else { 0 };
+                let lt = if self.limited_transmit {
+                    self.dupacks.min(2)
+                } else {
+                    0
+                };
                 q.packets_out().saturating_sub(lt)
             }
             Phase::Recovery | Phase::Loss => self.pipe(q),
@@ -162,7 +166,8 @@ impl Recovery {
         } else if ev.dupack {
             self.dupacks += 1;
             if !self.sack {
-                self.reno_sacked = newreno::reno_sacked_after_dupack(self.reno_sacked, q.packets_out());
+                self.reno_sacked =
+                    newreno::reno_sacked_after_dupack(self.reno_sacked, q.packets_out());
             }
         }
         if q.is_empty() {

@@ -69,7 +69,9 @@ impl RackState {
         }
         self.advanced = true;
         self.rtt = rtt;
-        let newer = self.xmit_ts.is_none_or(|t| sent_after(xmit, end_seq, t, self.end_seq));
+        let newer = self
+            .xmit_ts
+            .is_none_or(|t| sent_after(xmit, end_seq, t, self.end_seq));
         if newer {
             self.xmit_ts = Some(xmit);
             self.end_seq = end_seq;
@@ -102,7 +104,12 @@ pub fn reo_wnd(i: &ReoInput) -> Duration {
 
 /// Time left before a segment sent at `sent` counts as lost: `sent + rtt + reo_wnd - now`, or
 /// `None` if it is lost now.
-pub fn remaining(now: Instant, sent: Instant, rtt: Duration, reo_wnd: Duration) -> Option<Duration> {
+pub fn remaining(
+    now: Instant,
+    sent: Instant,
+    rtt: Duration,
+    reo_wnd: Duration,
+) -> Option<Duration> {
     let deadline = sent + rtt + reo_wnd;
     (deadline > now).then(|| deadline - now)
 }
@@ -118,7 +125,12 @@ pub fn is_lost(now: Instant, sent: Instant, rtt: Duration, reo_wnd: Duration) ->
 /// walk of the `tsorted` list includes SACKED_RETRANS segments). Segments marked lost and not
 /// yet retransmitted are skipped. Returns the
 /// number newly marked and the longest remaining wait of the others (for the reorder timer).
-pub fn detect_loss(q: &mut SendQueue, r: &RackState, now: Instant, reo_wnd: Duration) -> (u32, Option<Duration>) {
+pub fn detect_loss(
+    q: &mut SendQueue,
+    r: &RackState,
+    now: Instant,
+    reo_wnd: Duration,
+) -> (u32, Option<Duration>) {
     let Some(rack_ts) = r.xmit_ts else {
         return (0, None);
     };
@@ -135,7 +147,10 @@ pub fn detect_loss(q: &mut SendQueue, r: &RackState, now: Instant, reo_wnd: Dura
             break;
         }
         // skip delivered segments, and lost ones whose retransmission has not been sent yet
-        if s.sacked || (s.lost && !s.retrans) || !sent_after(rack_ts, r.end_seq, s.last_sent, s.seq_end()) {
+        if s.sacked
+            || (s.lost && !s.retrans)
+            || !sent_after(rack_ts, r.end_seq, s.last_sent, s.seq_end())
+        {
             continue;
         }
         match remaining(now, s.last_sent, r.rtt, reo_wnd) {
@@ -176,10 +191,29 @@ mod tests {
             dupthresh: 3,
         };
         assert_eq!(reo_wnd(&i), ms(25));
-        assert_eq!(reo_wnd(&ReoInput { srtt: Some(ms(10)), ..i }), ms(10));
+        assert_eq!(
+            reo_wnd(&ReoInput {
+                srtt: Some(ms(10)),
+                ..i
+            }),
+            ms(10)
+        );
         assert_eq!(reo_wnd(&ReoInput { sacked_out: 3, ..i }), ms(0));
-        assert_eq!(reo_wnd(&ReoInput { in_recovery: true, ..i }), ms(0));
-        assert_eq!(reo_wnd(&ReoInput { sacked_out: 3, reord_seen: true, ..i }), ms(25));
+        assert_eq!(
+            reo_wnd(&ReoInput {
+                in_recovery: true,
+                ..i
+            }),
+            ms(0)
+        );
+        assert_eq!(
+            reo_wnd(&ReoInput {
+                sacked_out: 3,
+                reord_seen: true,
+                ..i
+            }),
+            ms(25)
+        );
     }
 
     #[test]
@@ -194,7 +228,10 @@ mod tests {
         q.set_sacked(2);
         let mut r = RackState::default();
         r.on_delivered(at(1120), at(1020), 300, false, false, Some(ms(100)));
-        assert_eq!((r.xmit_ts, r.end_seq, r.rtt), (Some(at(1020)), 300, ms(100)));
+        assert_eq!(
+            (r.xmit_ts, r.end_seq, r.rtt),
+            (Some(at(1020)), 300, ms(100))
+        );
         // older delivery does not move RACK's segment but updates its RTT
         r.on_delivered(at(1121), at(1000), 100, false, false, Some(ms(100)));
         assert_eq!((r.xmit_ts, r.rtt), (Some(at(1020)), ms(121)));
@@ -208,7 +245,12 @@ mod tests {
         q.on_retransmit(0, at(1140));
         q.on_retransmit(1, at(1150));
         assert_eq!(q.retrans_out(), 2);
-        let r3 = RackState { xmit_ts: Some(at(1160)), end_seq: 400, rtt: ms(100), ..RackState::default() };
+        let r3 = RackState {
+            xmit_ts: Some(at(1160)),
+            end_seq: 400,
+            rtt: ms(100),
+            ..RackState::default()
+        };
         assert_eq!(detect_loss(&mut q, &r3, at(1270), ms(25)), (1, Some(ms(5))));
         assert_eq!((q.retrans_out(), q.first_to_retransmit()), (1, Some(0)));
         // a retransmission delivered sooner than min_RTT is ambiguous and skipped

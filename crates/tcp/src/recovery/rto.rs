@@ -21,7 +21,11 @@ use crate::time::Instant;
 use std::time::Duration;
 
 /// The RTT sample an ACK yields, if any (Karn's rule with the timestamp exception).
-pub fn rtt_sample(now: Instant, acked: &AckedSummary, ts_sample: Option<Duration>) -> Option<Duration> {
+pub fn rtt_sample(
+    now: Instant,
+    acked: &AckedSummary,
+    ts_sample: Option<Duration>,
+) -> Option<Duration> {
     match acked.karn_sent_at {
         Some(t) if !acked.retransmitted_acked => Some(now - t),
         _ => ts_sample,
@@ -31,7 +35,11 @@ pub fn rtt_sample(now: Instant, acked: &AckedSummary, ts_sample: Option<Duration
 /// The congestion-control RTT sample (Linux `ca_rtt_us`): from the newest fully acked segment
 /// under Karn's rule, else the timestamp sample. Fed to congestion control and the minimum-RTT
 /// filter, never to the RTO estimator (which takes [`rtt_sample`], Linux `seq_rtt_us`).
-pub fn ca_rtt_sample(now: Instant, acked: &AckedSummary, ts_sample: Option<Duration>) -> Option<Duration> {
+pub fn ca_rtt_sample(
+    now: Instant,
+    acked: &AckedSummary,
+    ts_sample: Option<Duration>,
+) -> Option<Duration> {
     match acked.ca_sent_at {
         Some(t) if !acked.retransmitted_acked => Some(now - t),
         _ => ts_sample,
@@ -91,20 +99,44 @@ mod tests {
     #[test]
     fn karn() {
         let now = Instant::from_millis(100);
-        let clean = AckedSummary { segments: 1, karn_sent_at: Some(Instant::from_millis(30)), ..Default::default() };
-        assert_eq!(rtt_sample(now, &clean, None), Some(Duration::from_millis(70)));
-        let rexmit = AckedSummary { segments: 1, karn_sent_at: None, retransmitted_acked: true, ..Default::default() };
+        let clean = AckedSummary {
+            segments: 1,
+            karn_sent_at: Some(Instant::from_millis(30)),
+            ..Default::default()
+        };
+        assert_eq!(
+            rtt_sample(now, &clean, None),
+            Some(Duration::from_millis(70))
+        );
+        let rexmit = AckedSummary {
+            segments: 1,
+            karn_sent_at: None,
+            retransmitted_acked: true,
+            ..Default::default()
+        };
         assert_eq!(rtt_sample(now, &rexmit, None), None);
-        assert_eq!(rtt_sample(now, &rexmit, Some(Duration::from_millis(9))), Some(Duration::from_millis(9)));
+        assert_eq!(
+            rtt_sample(now, &rexmit, Some(Duration::from_millis(9))),
+            Some(Duration::from_millis(9))
+        );
         let both = AckedSummary {
             segments: 2,
             karn_sent_at: Some(Instant::from_millis(10)),
             ca_sent_at: Some(Instant::from_millis(60)),
             ..Default::default()
         };
-        assert_eq!(rtt_sample(now, &both, None), Some(Duration::from_millis(90)));
-        assert_eq!(ca_rtt_sample(now, &both, None), Some(Duration::from_millis(40)));
-        assert_eq!(ca_rtt_sample(now, &rexmit, Some(Duration::from_millis(9))), Some(Duration::from_millis(9)));
+        assert_eq!(
+            rtt_sample(now, &both, None),
+            Some(Duration::from_millis(90))
+        );
+        assert_eq!(
+            ca_rtt_sample(now, &both, None),
+            Some(Duration::from_millis(40))
+        );
+        assert_eq!(
+            ca_rtt_sample(now, &rexmit, Some(Duration::from_millis(9))),
+            Some(Duration::from_millis(9))
+        );
         assert_eq!(ts_rtt(100, 90), Some(Duration::from_millis(10)));
         assert_eq!(ts_rtt(100, 0), None);
         assert_eq!(ts_rtt(100, 200), None);

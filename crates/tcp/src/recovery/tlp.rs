@@ -55,7 +55,12 @@ pub fn pto_duration(srtt: Option<Duration>, packets_out: u32) -> Duration {
 }
 
 /// The probe deadline: `now + pto_duration(..)`, capped by the RTO deadline if one is armed.
-pub fn pto(now: Instant, srtt: Option<Duration>, packets_out: u32, rto_deadline: Option<Instant>) -> Instant {
+pub fn pto(
+    now: Instant,
+    srtt: Option<Duration>,
+    packets_out: u32,
+    rto_deadline: Option<Instant>,
+) -> Instant {
     let at = now + pto_duration(srtt, packets_out);
     match rto_deadline {
         Some(r) if r < at => r.max(now),
@@ -98,14 +103,27 @@ mod tests {
     #[test]
     fn pto_formula() {
         assert_eq!(pto_duration(Some(ms(100)), 1), ms(400));
-        assert_eq!(pto_duration(Some(ms(30)), 1), ms(260), "WCDelAckT is 200 ms whatever the RTT");
+        assert_eq!(
+            pto_duration(Some(ms(30)), 1),
+            ms(260),
+            "WCDelAckT is 200 ms whatever the RTT"
+        );
         assert_eq!(pto_duration(Some(ms(100)), 2), ms(202));
         assert_eq!(pto_duration(None, 3), ms(1000));
         let now = Instant::from_millis(1000);
         assert_eq!(pto(now, Some(ms(100)), 2, None), Instant::from_millis(1202));
-        assert_eq!(pto(now, Some(ms(100)), 1, Some(Instant::from_millis(1300))), Instant::from_millis(1300));
-        assert_eq!(pto(now, Some(ms(100)), 2, Some(Instant::from_millis(1300))), Instant::from_millis(1202));
-        assert_eq!(pto(now, Some(ms(100)), 2, Some(Instant::from_millis(900))), now);
+        assert_eq!(
+            pto(now, Some(ms(100)), 1, Some(Instant::from_millis(1300))),
+            Instant::from_millis(1300)
+        );
+        assert_eq!(
+            pto(now, Some(ms(100)), 2, Some(Instant::from_millis(1300))),
+            Instant::from_millis(1202)
+        );
+        assert_eq!(
+            pto(now, Some(ms(100)), 2, Some(Instant::from_millis(900))),
+            now
+        );
     }
 
     #[test]

@@ -72,20 +72,42 @@ mod tests {
     fn dpifl_table() {
         // 100 ms SRTT allows up to 9 in flight (9 × 10 ms < 100 ms, 10 × 10 ms is not)
         for pif in 0..20 {
-            assert_eq!(is_thin_dpifl(pif, Some(ms(100)), DPIFL_ITT_LOWER_BOUND), pif <= 9, "pif {pif}");
+            assert_eq!(
+                is_thin_dpifl(pif, Some(ms(100)), DPIFL_ITT_LOWER_BOUND),
+                pif <= 9,
+                "pif {pif}"
+            );
         }
-        assert!(!is_thin_dpifl(0, None, DPIFL_ITT_LOWER_BOUND), "no SRTT: not thin");
+        assert!(
+            !is_thin_dpifl(0, None, DPIFL_ITT_LOWER_BOUND),
+            "no SRTT: not thin"
+        );
         assert!(!is_thin_dpifl(1, Some(ms(10)), DPIFL_ITT_LOWER_BOUND));
-        assert!(is_thin_dpifl(1, Some(ms(10) + Duration::from_nanos(1)), DPIFL_ITT_LOWER_BOUND));
+        assert!(is_thin_dpifl(
+            1,
+            Some(ms(10) + Duration::from_nanos(1)),
+            DPIFL_ITT_LOWER_BOUND
+        ));
         assert!(!is_thin_dpifl(u32::MAX, Some(Duration::MAX), Duration::MAX));
     }
 
     #[test]
     fn dispatch_by_mode() {
-        let i = ThinInput { pif: 6, in_initial_slow_start: true, srtt: Some(ms(100)) };
+        let i = ThinInput {
+            pif: 6,
+            in_initial_slow_start: true,
+            srtt: Some(ms(100)),
+        };
         assert!(!is_thin(ThinDetection::Pif4, &i));
-        assert!(is_thin(ThinDetection::Dpifl, &i), "dpifl ignores slow start");
-        let i = ThinInput { pif: 3, in_initial_slow_start: false, srtt: Some(ms(20)) };
+        assert!(
+            is_thin(ThinDetection::Dpifl, &i),
+            "dpifl ignores slow start"
+        );
+        let i = ThinInput {
+            pif: 3,
+            in_initial_slow_start: false,
+            srtt: Some(ms(20)),
+        };
         assert!(is_thin(ThinDetection::Pif4, &i));
         assert!(!is_thin(ThinDetection::Dpifl, &i));
     }

@@ -68,13 +68,21 @@ pub fn applies(e: &Expiry) -> bool {
 /// Backoff and increment after one expiry.
 pub fn next_rto(e: &Expiry) -> NextRto {
     if !applies(e) {
-        return NextRto { backoff: backoff_after_expiry(e.backoff), linear_extra: e.linear_extra, linear: false };
+        return NextRto {
+            backoff: backoff_after_expiry(e.backoff),
+            linear_extra: e.linear_extra,
+            linear: false,
+        };
     }
     let linear_extra = match e.variant {
         LinearTimeouts::Linux => Duration::ZERO,
         LinearTimeouts::SeedSrtt => e.srtt.unwrap_or_default().saturating_mul(e.retransmissions),
     };
-    NextRto { backoff: 0, linear_extra, linear: true }
+    NextRto {
+        backoff: 0,
+        linear_extra,
+        linear: true,
+    }
 }
 
 /// The RTO the timer is restarted with: `(base + linear_extra) · 2^backoff`, at most `max`.
@@ -121,7 +129,10 @@ mod tests {
     fn linux_linear_for_six_then_exponential() {
         let e = expiry(LinearTimeouts::Linux);
         let r = R.as_millis();
-        let want: Vec<u128> = [1, 2, 3, 4, 5, 6, 7, 9, 13, 21].iter().map(|k| k * r).collect();
+        let want: Vec<u128> = [1, 2, 3, 4, 5, 6, 7, 9, 13, 21]
+            .iter()
+            .map(|k| k * r)
+            .collect();
         assert_eq!(schedule(e, 10), want);
     }
 
@@ -130,28 +141,63 @@ mod tests {
         // intervals R, R+100, R+200, …, R+600, then 2·(R+600), 4·(R+600)
         let e = expiry(LinearTimeouts::SeedSrtt);
         let got = schedule(e, 9);
-        assert_eq!(got, vec![300, 700, 1200, 1800, 2500, 3300, 4200, 6000, 9600]);
+        assert_eq!(
+            got,
+            vec![300, 700, 1200, 1800, 2500, 3300, 4200, 6000, 9600]
+        );
     }
 
     #[test]
     fn off_when_gate_fails_is_exponential() {
         for e in [
-            Expiry { enabled: false, ..expiry(LinearTimeouts::Linux) },
-            Expiry { established: false, ..expiry(LinearTimeouts::Linux) },
-            Expiry { thin: false, ..expiry(LinearTimeouts::SeedSrtt) },
+            Expiry {
+                enabled: false,
+                ..expiry(LinearTimeouts::Linux)
+            },
+            Expiry {
+                established: false,
+                ..expiry(LinearTimeouts::Linux)
+            },
+            Expiry {
+                thin: false,
+                ..expiry(LinearTimeouts::SeedSrtt)
+            },
         ] {
             let r = R.as_millis();
             assert_eq!(schedule(e, 4), vec![r, 3 * r, 7 * r, 15 * r]);
         }
-        let e = Expiry { retransmissions: 7, backoff: 0, ..expiry(LinearTimeouts::Linux) };
-        assert_eq!(next_rto(&e), NextRto { backoff: 1, linear_extra: Duration::ZERO, linear: false });
-        let e = Expiry { retransmissions: 6, backoff: 3, ..expiry(LinearTimeouts::Linux) };
-        assert_eq!(next_rto(&e).backoff, 0, "the linear rule clears an earlier backoff");
+        let e = Expiry {
+            retransmissions: 7,
+            backoff: 0,
+            ..expiry(LinearTimeouts::Linux)
+        };
+        assert_eq!(
+            next_rto(&e),
+            NextRto {
+                backoff: 1,
+                linear_extra: Duration::ZERO,
+                linear: false
+            }
+        );
+        let e = Expiry {
+            retransmissions: 6,
+            backoff: 3,
+            ..expiry(LinearTimeouts::Linux)
+        };
+        assert_eq!(
+            next_rto(&e).backoff,
+            0,
+            "the linear rule clears an earlier backoff"
+        );
     }
 
     #[test]
     fn seed_variant_without_srtt_is_linux() {
-        let e = Expiry { srtt: None, retransmissions: 3, ..expiry(LinearTimeouts::SeedSrtt) };
+        let e = Expiry {
+            srtt: None,
+            retransmissions: 3,
+            ..expiry(LinearTimeouts::SeedSrtt)
+        };
         assert_eq!(next_rto(&e).linear_extra, Duration::ZERO);
     }
 }

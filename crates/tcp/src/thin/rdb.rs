@@ -79,7 +79,11 @@ pub fn bundle_range(
     }
     let (mut start, mut total, mut count) = (new.start, new.len(), 0u32);
     for s in earlier {
-        if max_packets.is_some_and(|m| count >= m) || s.fin || s.end != start || total + s.len() > limit {
+        if max_packets.is_some_and(|m| count >= m)
+            || s.fin
+            || s.end != start
+            || total + s.len() > limit
+        {
             break;
         }
         total += s.len();
@@ -92,7 +96,11 @@ pub fn bundle_range(
 /// Bundling on retransmission (seed variant): the retransmitted segment `seg` is extended with
 /// the following queued segments (`following`, oldest first) while the total stays within
 /// `limit`. Returns the new end and how many following segments were taken.
-pub fn retransmit_extent(following: impl IntoIterator<Item = QSeg>, seg: QSeg, limit: u64) -> (u64, usize) {
+pub fn retransmit_extent(
+    following: impl IntoIterator<Item = QSeg>,
+    seg: QSeg,
+    limit: u64,
+) -> (u64, usize) {
     let (mut end, mut total, mut n) = (seg.end, seg.len(), 0);
     if seg.fin {
         return (end, 0);
@@ -123,10 +131,21 @@ mod tests {
     use super::*;
 
     fn segs(bounds: &[(u64, u64)]) -> Vec<QSeg> {
-        bounds.iter().map(|&(start, end)| QSeg { start, end, fin: false }).collect()
+        bounds
+            .iter()
+            .map(|&(start, end)| QSeg {
+                start,
+                end,
+                fin: false,
+            })
+            .collect()
     }
     fn new(start: u64, end: u64) -> QSeg {
-        QSeg { start, end, fin: false }
+        QSeg {
+            start,
+            end,
+            fin: false,
+        }
     }
 
     #[test]
@@ -147,18 +166,48 @@ mod tests {
     #[test]
     fn full_sized_fin_and_empty_segments_are_not_bundled() {
         let q = segs(&[(0, 10)]);
-        assert_eq!(bundle_range(q.clone(), new(10, 1010), 1000, 1000, None), None);
-        assert_eq!(bundle_range(q.clone(), QSeg { start: 10, end: 20, fin: true }, 1000, 1000, None), None);
+        assert_eq!(
+            bundle_range(q.clone(), new(10, 1010), 1000, 1000, None),
+            None
+        );
+        assert_eq!(
+            bundle_range(
+                q.clone(),
+                QSeg {
+                    start: 10,
+                    end: 20,
+                    fin: true
+                },
+                1000,
+                1000,
+                None
+            ),
+            None
+        );
         assert_eq!(bundle_range(q.clone(), new(10, 10), 1000, 1000, None), None);
-        assert_eq!(bundle_range(q, new(10, 999), 1000, 1000, None), Some(0), "≤ MSS in total");
+        assert_eq!(
+            bundle_range(q, new(10, 999), 1000, 1000, None),
+            Some(0),
+            "≤ MSS in total"
+        );
     }
 
     #[test]
     fn patch_counts_packets() {
         let q = segs(&[(0, 100), (100, 200), (200, 300)]);
-        for (m, want) in [(0, None), (1, Some(200)), (2, Some(100)), (3, Some(0)), (9, Some(0))] {
+        for (m, want) in [
+            (0, None),
+            (1, Some(200)),
+            (2, Some(100)),
+            (3, Some(0)),
+            (9, Some(0)),
+        ] {
             let e = q.iter().rev().copied();
-            assert_eq!(bundle_range(e, new(300, 400), 1000, 1000, Some(m)), want, "max_packets {m}");
+            assert_eq!(
+                bundle_range(e, new(300, 400), 1000, 1000, Some(m)),
+                want,
+                "max_packets {m}"
+            );
         }
     }
 
@@ -175,15 +224,29 @@ mod tests {
         assert_eq!(retransmit_extent(q.clone(), new(0, 100), 1000), (400, 3));
         assert_eq!(retransmit_extent(q.clone(), new(0, 100), 250), (200, 1));
         assert_eq!(retransmit_extent(q, new(0, 100), 100), (100, 0));
-        let f = [QSeg { start: 100, end: 150, fin: true }];
-        assert_eq!(retransmit_extent(f, new(0, 100), 1000), (100, 0), "never with a FIN");
+        let f = [QSeg {
+            start: 100,
+            end: 150,
+            fin: true,
+        }];
+        assert_eq!(
+            retransmit_extent(f, new(0, 100), 1000),
+            (100, 0),
+            "never with a FIN"
+        );
     }
 
     #[test]
     fn hidden_loss_table() {
         // RDB packet [100, 300) carrying segment [100, 200) and new [200, 300)
-        assert!(hidden_loss(100, 200, 100), "ACK 100 -> 300: [100, 200) was lost");
-        assert!(!hidden_loss(200, 200, 100), "[100, 200) acked before: no loss");
+        assert!(
+            hidden_loss(100, 200, 100),
+            "ACK 100 -> 300: [100, 200) was lost"
+        );
+        assert!(
+            !hidden_loss(200, 200, 100),
+            "[100, 200) acked before: no loss"
+        );
         assert!(!hidden_loss(100, 200, 200), "not bundled");
         assert!(hidden_loss(0, 200, 50), "head trimmed to 50 at send time");
     }

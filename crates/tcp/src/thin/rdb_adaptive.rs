@@ -122,11 +122,21 @@ mod tests {
     #[test]
     fn decision_table() {
         let rto = ms(300);
-        let d = |allowance, gap: Option<u64>| on_send(&SendInput { allowance, write_gap: gap.map(ms), rto });
+        let d = |allowance, gap: Option<u64>| {
+            on_send(&SendInput {
+                allowance,
+                write_gap: gap.map(ms),
+                rto,
+            })
+        };
         assert_eq!(d(0, Some(140)), Decision::NoAllowance);
         assert_eq!(d(1, Some(140)), Decision::Bundle);
         assert_eq!(d(2, None), Decision::Bundle);
-        assert_eq!(d(2, Some(300)), Decision::Bundle, "up to the RTO a bundle still arrives first");
+        assert_eq!(
+            d(2, Some(300)),
+            Decision::Bundle,
+            "up to the RTO a bundle still arrives first"
+        );
         assert_eq!(d(2, Some(301)), Decision::TooSlow);
         assert_eq!(d(0, Some(301)), Decision::TooSlow);
     }
@@ -134,7 +144,10 @@ mod tests {
     #[test]
     fn one_count_per_episode() {
         assert!(new_episode(100, None));
-        assert!(!new_episode(100, Some(300)), "data sent before the last counted loss");
+        assert!(
+            !new_episode(100, Some(300)),
+            "data sent before the last counted loss"
+        );
         assert!(new_episode(300, Some(300)));
     }
 }

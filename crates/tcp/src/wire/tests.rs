@@ -291,7 +291,10 @@ fn all_option_combinations_round_trip() {
                 let b = encode(&seg);
                 let hl = header_len(&o);
                 assert_eq!(b.len(), hl + 3);
-                assert!(hl.is_multiple_of(4) && (20..=60).contains(&hl), "{o:?}: {hl}");
+                assert!(
+                    hl.is_multiple_of(4) && (20..=60).contains(&hl),
+                    "{o:?}: {hl}"
+                );
                 let got = parse(&b).unwrap();
                 assert_eq!(
                     got,

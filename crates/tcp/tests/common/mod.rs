@@ -8,7 +8,9 @@ use bytes::Bytes;
 use std::collections::BTreeMap;
 use std::time::Duration;
 use thinlab_tcp::wire::SackBlocks;
-use thinlab_tcp::{Endpoint, Event, Flags, Instant, Segment, SendKind, State, TcpConfig, TcpOptions};
+use thinlab_tcp::{
+    Endpoint, Event, Flags, Instant, Segment, SendKind, State, TcpConfig, TcpOptions,
+};
 
 pub const EP_PORT: u16 = 1000;
 pub const PEER_PORT: u16 = 2000;
@@ -95,12 +97,27 @@ pub struct Peer {
 
 impl Peer {
     pub fn new(ep_isn: u32) -> Self {
-        Peer { ep_isn, isn: PEER_ISN, ack: 0, fin_acked: false, window: 65535, ts: None, wscale_shift: 0 }
+        Peer {
+            ep_isn,
+            isn: PEER_ISN,
+            ack: 0,
+            fin_acked: false,
+            window: 65535,
+            ts: None,
+            wscale_shift: 0,
+        }
     }
     fn base(&self, seq_off: i64, flags: Flags) -> Segment {
         let seq = (self.isn as i64 + 1 + seq_off) as u32;
-        let ack = self.ep_isn.wrapping_add(1).wrapping_add(self.ack as u32).wrapping_add(self.fin_acked as u32);
-        let options = TcpOptions { timestamps: self.ts, ..TcpOptions::default() };
+        let ack = self
+            .ep_isn
+            .wrapping_add(1)
+            .wrapping_add(self.ack as u32)
+            .wrapping_add(self.fin_acked as u32);
+        let options = TcpOptions {
+            timestamps: self.ts,
+            ..TcpOptions::default()
+        };
         Segment {
             src_port: PEER_PORT,
             dst_port: EP_PORT,
@@ -171,7 +188,11 @@ impl Peer {
 #[track_caller]
 pub fn assert_data(p: &Peer, seg: &Segment, start: u64, end: u64) {
     assert_eq!(p.off(seg.seq), start as i64, "segment start: {seg:?}");
-    assert_eq!(seg.payload.len() as u64, end - start, "segment length: {seg:?}");
+    assert_eq!(
+        seg.payload.len() as u64,
+        end - start,
+        "segment length: {seg:?}"
+    );
 }
 
 /// Active open at t=0 against a peer answering at `rtt` with `opts` in its SYN-ACK; the final
@@ -194,11 +215,18 @@ pub fn client(c: TcpConfig, opts: TcpOptions, rtt: Instant) -> (Endpoint, Peer) 
 
 /// Plain MSS-only SYN-ACK options.
 pub fn mss_opts(mss: u16) -> TcpOptions {
-    TcpOptions { mss: Some(mss), ..TcpOptions::default() }
+    TcpOptions {
+        mss: Some(mss),
+        ..TcpOptions::default()
+    }
 }
 
 pub fn sack_opts(mss: u16) -> TcpOptions {
-    TcpOptions { mss: Some(mss), sack_permitted: true, ..TcpOptions::default() }
+    TcpOptions {
+        mss: Some(mss),
+        sack_permitted: true,
+        ..TcpOptions::default()
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -314,12 +342,17 @@ impl Pair {
             self.dropped.push((to_b, s));
             return;
         }
-        let extra = rule.delay.iter().find(|d| d.0 == idx).map_or(Duration::ZERO, |d| d.1);
+        let extra = rule
+            .delay
+            .iter()
+            .find(|d| d.0 == idx)
+            .map_or(Duration::ZERO, |d| d.1);
         let dup = rule.dup.contains(&idx);
         let at = now + self.delay + extra;
         if dup {
             self.counter += 1;
-            self.inflight.insert((at + dur(1), self.counter), (to_b, s.clone()));
+            self.inflight
+                .insert((at + dur(1), self.counter), (to_b, s.clone()));
         }
         self.counter += 1;
         self.inflight.insert((at, self.counter), (to_b, s));
@@ -346,8 +379,10 @@ impl Pair {
         while let Some(s) = self.b.poll_transmit(now) {
             self.enqueue(false, s);
         }
-        self.events_a.extend(std::iter::from_fn(|| self.a.poll_event()));
-        self.events_b.extend(std::iter::from_fn(|| self.b.poll_event()));
+        self.events_a
+            .extend(std::iter::from_fn(|| self.a.poll_event()));
+        self.events_b
+            .extend(std::iter::from_fn(|| self.b.poll_event()));
     }
 
     /// Run until `until` (or nothing is left to do).
@@ -359,8 +394,16 @@ impl Pair {
             assert!(steps < 1_000_000, "pair run does not terminate");
             let next_arrival = self.inflight.keys().next().map(|k| k.0);
             let next_write = self.writes_a.first().map(|w| w.0);
-            let cands = [next_arrival, next_write, self.close_a_at, self.a.poll_timeout(), self.b.poll_timeout()];
-            let Some(t) = cands.iter().flatten().copied().min() else { break };
+            let cands = [
+                next_arrival,
+                next_write,
+                self.close_a_at,
+                self.a.poll_timeout(),
+                self.b.poll_timeout(),
+            ];
+            let Some(t) = cands.iter().flatten().copied().min() else {
+                break;
+            };
             if t > until {
                 break;
             }
@@ -394,7 +437,13 @@ impl Pair {
 
     /// Schedule `n` writes of `size` bytes every `interval` from `start`; byte i of the stream
     /// is `(i % 251) as u8`. Returns the write times.
-    pub fn schedule_writes(&mut self, start: Instant, interval: Duration, n: usize, size: usize) -> Vec<Instant> {
+    pub fn schedule_writes(
+        &mut self,
+        start: Instant,
+        interval: Duration,
+        n: usize,
+        size: usize,
+    ) -> Vec<Instant> {
         let mut off = self.writes_a.iter().map(|w| w.1.len()).sum::<usize>();
         let mut times = Vec::new();
         for k in 0..n {
@@ -410,11 +459,17 @@ impl Pair {
 
     /// Everything scheduled for A, concatenated.
     pub fn expected_b(&self) -> Vec<u8> {
-        self.writes_a.iter().flat_map(|w| w.1.iter().copied()).collect()
+        self.writes_a
+            .iter()
+            .flat_map(|w| w.1.iter().copied())
+            .collect()
     }
 
     pub fn received_b(&self) -> Vec<u8> {
-        self.read_b.iter().flat_map(|(_, b)| b.iter().copied()).collect()
+        self.read_b
+            .iter()
+            .flat_map(|(_, b)| b.iter().copied())
+            .collect()
     }
 
     /// Time at which B had read at least `n` bytes.
