@@ -167,7 +167,7 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            if x % 3 != 0 {
+            if !x.is_multiple_of(3) {
                 let time = (x >> 8) % 64;
                 let kind = EventKind::AppTick {
                     flow: (x >> 20) as u32,

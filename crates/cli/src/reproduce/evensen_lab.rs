@@ -120,8 +120,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         ("duration", Value::from(plan.duration)),
         ("repetitions", Value::from(plan.repetitions)),
     ];
-    let mut report = Report::default();
-    report.intro = format!(
+    let intro = format!(
         "Setup ({}): 120-byte writes, Nagle off, Linux 2.6.22 profile (NewReno + SACK, RTO \
          min 200 ms, Linux delayed ACK), 100 Mbit/s, uniform random loss in each direction; \
          defaults IAT 140 ms, RTT 100 ms, loss 0.5 %. {} runs of {} per point ({}). \
@@ -139,6 +138,10 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             "as in the seed"
         }
     );
+    let mut report = Report {
+        intro,
+        ..Report::default()
+    };
 
     // --- Loss sweep (Figures 2.4 and 4.1, Table 4.1, the 15 % ACK latency).
     let loss_values: Vec<(f64, Value)> = plan
