@@ -132,7 +132,7 @@ impl Endpoint {
             let sacked = !cum
                 && blocks
                     .iter()
-                    .any(|&(l, r)| l <= s.start && end <= r && s.start < end);
+                    .any(|&(l, r)| l <= s.start && s.sack_end() <= r && s.start < end);
             if !cum && !sacked {
                 continue;
             }

@@ -37,6 +37,17 @@ impl SentSeg {
     pub fn seq_end(&self) -> u64 {
         self.end + self.fin as u64
     }
+
+    /// Where a SACK block must reach to cover this segment: the data end of a segment with
+    /// data (a FreeBSD receiver SACKs an out-of-order data+FIN segment without its FIN, see
+    /// `recovery::sack`), the FIN of a bare FIN.
+    pub fn sack_end(&self) -> u64 {
+        if self.start < self.end {
+            self.end
+        } else {
+            self.seq_end()
+        }
+    }
 }
 
 /// What a cumulative ACK removed from the queue.

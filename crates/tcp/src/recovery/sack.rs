@@ -3,7 +3,10 @@
 //! from the queue's counters: `packets_out - (sacked_out + lost_out) + retrans_out`.
 //!
 //! A segment is marked SACKed only if a block covers it completely (segments are what we sent,
-//! so a standard receiver's blocks fall on segment boundaries). IsLost: a segment is lost when
+//! so a standard receiver's blocks fall on segment boundaries). A data segment carrying the FIN
+//! counts as covered when its data is: FreeBSD's receiver reports an out-of-order segment's data
+//! without the FIN's sequence number (`tcp_update_sack_list(th_seq, th_seq + tlen)`), Linux's
+//! with it; the receiver holds the FIN either way, since it came in the same segment. IsLost: a segment is lost when
 //! at least `dupthresh` SACKed segments lie above it (RFC 6675 §4, counted in segments; the
 //! byte form `(DupThresh − 1)·SMSS` is not used). NextSeg rules (1) and (2) are implemented
 //! (lost segments first, then new data, both while pipe < cwnd); rules (3) and (4) (rescue
@@ -18,7 +21,7 @@ pub fn apply_blocks(q: &mut SendQueue, blocks: &[(u64, u64)]) -> u32 {
     for &(l, r) in blocks {
         let mut i = q.index_from(l);
         while let Some(s) = q.get(i) {
-            if s.seq_end() > r {
+            if s.sack_end() > r {
                 break;
             }
             if !s.sacked && s.start < s.seq_end() {
@@ -71,5 +74,25 @@ mod tests {
         assert_eq!(mark_lost(&mut q, 3), 2); // segments 0 and 1 have 3 SACKed above
         assert_eq!(q.lost_out(), 2);
         assert_eq!(q.first_to_retransmit(), Some(0));
+    }
+
+    #[test]
+    fn a_data_and_fin_segment_is_sacked_by_its_data() {
+        let mut q = SendQueue::new(100_000);
+        q.write(&[0u8; 300]);
+        q.push_new(Instant::ZERO, 100, false);
+        q.push_new(Instant::ZERO, 100, false);
+        q.push_new(Instant::ZERO, 100, true); // [200, 300) + FIN at 300
+                                              // A FreeBSD receiver's block stops at the data end; a Linux one includes the FIN.
+        assert_eq!(apply_blocks(&mut q, &[(100, 300)]), 2);
+        let mut q2 = queue(2);
+        q2.write(&[0u8; 100]);
+        q2.push_new(Instant::ZERO, 100, true);
+        assert_eq!(apply_blocks(&mut q2, &[(100, 301)]), 2);
+        // A block short of the data does not cover it.
+        let mut q3 = queue(2);
+        q3.write(&[0u8; 100]);
+        q3.push_new(Instant::ZERO, 100, true);
+        assert_eq!(apply_blocks(&mut q3, &[(100, 299)]), 1);
     }
 }

@@ -360,7 +360,7 @@ pub(super) fn checks(
         at(c100, 10000, 5).is_some_and(|c| c.inhibited() == [97, 98, 99] && c.penalty() > 100.0),
     );
     // Remedy: indices into VARIANTS.
-    let (plain, thin, er, tlp, all) = (&r20[0], &r20[1], &r20[2], &r20[3], &r20[4]);
+    let (plain, thin, er, tlp, all, rack) = (&r20[0], &r20[1], &r20[2], &r20[3], &r20[4], &r20[5]);
     let rto_at = |cells: &[Cell], p: usize| cells.iter().all(|c| c.repair[p] == Repair::Rto);
     let fixed = |cells: &[Cell], p: usize| cells.iter().all(|c| c.repair[p] != Repair::Rto);
     report.check(
@@ -368,10 +368,12 @@ pub(super) fn checks(
         (17..=19).all(|p| rto_at(thin, p)) && thin.iter().zip(plain).all(|(a, b)| a.t == b.t),
     );
     report.check(
-        "Early Retransmit repairs a loss at 17 or at 18 without an RTO in every remedy cell; TLP repairs 19",
-        er.iter()
-            .all(|c| c.repair[17] != Repair::Rto || c.repair[18] != Repair::Rto)
-            && fixed(tlp, 19),
+        "Early Retransmit repairs losses at 17 and 18 without an RTO in every remedy cell; TLP repairs 19",
+        fixed(er, 17) && fixed(er, 18) && fixed(tlp, 19),
+    );
+    report.check(
+        "RACK-TLP repairs 17, 18 and 19 without an RTO in every remedy cell",
+        (17..=19).all(|p| fixed(rack, p)),
     );
     report.check(
         "with thin-dupack + early-retransmit + tlp the 20-packet tail costs less on average than plain FreeBSD 6",
@@ -455,24 +457,21 @@ pub(super) fn remedy_section(ctx: &Ctx, r20: &[Vec<Cell>], r100: &[Vec<Cell>]) -
         "\n**What the mechanisms do.** *Thin dupACK* changes nothing here: the flow never leaves \
          its initial slow start (ssthresh is still infinite when the tail is lost), and Linux's \
          thin-stream test excludes that phase; a transfer is not a thin stream. *Early \
-         Retransmit* repairs one of 17 and 18 in each 20-packet cell, never both: with 17 lost \
-         two segments follow it (threshold 2), with 18 lost one (threshold 1). When the \
-         receiver is still holding the ACK of the segment before the loss (delayed ACK, every \
-         second segment), the first ACK after the loss acknowledges that segment, which is new \
-         data, so one duplicate ACK fewer comes back; which of 17 and 18 that hits depends on \
-         how the segments pair into delayed ACKs, which differs with bandwidth (here 18 is \
-         repaired at 1000 and 10000 kbit/s, 17 at 80 kbit/s). ER also counts SACKed segments, \
-         which would make up for the lost duplicate ACK, but 19 never counts as SACKed because \
-         it carries the FIN: the receiver's SACK block ends at the data end (as FreeBSD's \
-         `tcp_reass` SACKs the `tlen` data bytes) while the sender counts a segment as SACKed \
-         only when its whole sequence range, FIN included, is covered. *TLP* repairs the last \
+         Retransmit* repairs 17 and 18 (threshold 2 and 1 with two or one segment after the \
+         loss). Duplicate ACKs alone would not do it: when the receiver is still holding the \
+         ACK of the segment before the loss (delayed ACK, every second segment), the first ACK \
+         after the loss acknowledges new data, so one duplicate ACK fewer comes back; the SACK \
+         of the segments after the loss makes up for it. That needs the last data segment, \
+         which carries the FIN, to count as SACKed although a FreeBSD receiver's SACK block \
+         ends at its data end (`tcp_reass` SACKs the `tlen` data bytes): our sender counts a \
+         data+FIN segment as SACKed when its data is (recovery/sack.rs). *TLP* repairs the last \
          data segment (19) with its probe but makes a loss at 18 costlier: the probe \
          retransmits 19, which brings no new information, and the RTO is re-armed after it. \
-         *RACK-TLP* repairs 17 (18 and 19, sent later, are delivered and mark it lost after a \
-         quarter RTT) but not 18, for the same FIN-SACK reason. No single mechanism removes the \
-         whole tail; all three together leave at most one inhibited position. The thesis's \
-         remedy, a lower threshold at the end of a flow, is what ER approximates; to cover the \
-         whole tail it needs the FIN-carrying segment to count as SACKed."
+         *RACK-TLP* repairs 17 and 18 a reordering window (a quarter of the minimum RTT) after \
+         the SACK of a later segment, and 19 with the probe. Early Retransmit with TLP, and \
+         RACK-TLP, each leave no inhibited position in the tail: the thesis's remedy, a lower \
+         duplicate-ACK threshold at the end of a flow, is what ER approximates, and the probe \
+         covers the last segment, which no threshold can."
     );
     Ok(s)
 }
