@@ -295,16 +295,26 @@ pub fn latency_cdf(samples_ms: &[f64], max_points: usize) -> Vec<(f64, f64)> {
         .position(|&(_, f)| (f * n as f64).round() as usize >= tail_rank)
         .unwrap_or(points.len());
     let (body, tail) = points.split_at(tail_start);
-    let budget = max_points.saturating_sub(tail.len()).max(2);
+    // The body keeps at least half the budget however long the exact tail is.
+    let budget = max_points
+        .saturating_sub(tail.len())
+        .max(max_points / 2)
+        .max(2);
     let mut out = Vec::with_capacity(budget + tail.len());
     if body.len() <= budget {
         out.extend_from_slice(body);
     } else {
-        // Evenly spaced indices 0, …, body.len()-1 (first and last body points kept).
+        // Points evenly spaced in cumulative fraction (first and last body points kept), so
+        // every step of the distribution that holds 1/budget of the samples stays visible.
         let last = body.len() - 1;
+        let (f0, f1) = (body[0].1, body[last].1);
         let mut prev = usize::MAX;
+        let mut idx = 0;
         for j in 0..budget {
-            let idx = j * last / (budget - 1);
+            let target = f0 + (f1 - f0) * j as f64 / (budget - 1) as f64;
+            while idx < last && body[idx].1 < target {
+                idx += 1;
+            }
             if idx != prev {
                 out.push(body[idx]);
                 prev = idx;

@@ -504,7 +504,8 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         sec += &figure::latency(
             ctx,
             &format!("cdf_{app}_{l:.0}.svg"),
-            &format!("{app}, {l:.0} % loss, 130 ms RTT: extra application-layer latency (ms)"),
+            &format!("{app}, {l:.0} % loss, 130 ms RTT"),
+            "extra application-layer latency: latency − 65 ms one-way delay (ms)",
             View::Cdf,
             &series,
         )?;

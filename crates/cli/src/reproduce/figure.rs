@@ -22,11 +22,12 @@ pub fn xy(ctx: &Ctx, file: &str, spec: &XySpec, series: &[XySeries]) -> Result<S
     write(ctx, file, svg, &spec.title)
 }
 
-/// A CDF (or CCDF) of latency samples, one line per `(label, samples ms)`.
+/// A CDF (or CCDF) of latency samples, one line per `(label, samples ms)`, against `x_label`.
 pub fn latency(
     ctx: &Ctx,
     file: &str,
     title: &str,
+    x_label: &str,
     view: View,
     series: &[(String, Vec<f64>)],
 ) -> Result<String> {
@@ -38,7 +39,8 @@ pub fn latency(
         })
         .collect();
     let log_x = view == View::Cdf && suggest_log_x(&series);
-    let spec = PlotSpec::latency(title, view, log_x);
+    let mut spec = PlotSpec::latency(title, view, log_x);
+    spec.x_label = x_label.to_string();
     let svg = cdf_svg(&series, &spec).with_context(|| format!("drawing {file}"))?;
     write(ctx, file, svg, title)
 }

@@ -321,6 +321,26 @@ fn cdf_small_and_downsampled() {
     assert!(c.len() <= 200 + 101, "{}", c.len());
 }
 
+#[test]
+fn cdf_body_survives_a_long_exact_tail() {
+    // 99 000 distinct body values in [0, 99) and a 1 000-value tail: the tail alone is longer
+    // than the budget, yet the body must still be drawn, evenly in fraction.
+    let mut v: Vec<f64> = (0..99_000).map(|i| f64::from(i) * 0.001).collect();
+    v.extend((0..1_000).map(|i| 1000.0 + f64::from(i)));
+    let c = latency_cdf(&v, 400);
+    let body: Vec<&(f64, f64)> = c.iter().filter(|p| p.0 < 1000.0).collect();
+    assert!(body.len() >= 200, "body has {} points", body.len());
+    for w in body.windows(2) {
+        assert!(
+            w[1].1 - w[0].1 <= 0.99 / 199.0 + 2e-5,
+            "gap {:?} -> {:?}",
+            w[0],
+            w[1]
+        );
+    }
+    assert_eq!(c.iter().filter(|p| p.0 >= 1000.0).count(), 1_000);
+}
+
 fn samples() -> impl Strategy<Value = Vec<f64>> {
     prop::collection::vec(
         prop_oneof![0.0f64..5_000.0, (0u32..50).prop_map(f64::from)],
