@@ -1,6 +1,6 @@
-//! `thinlab reproduce`: unknown names are bad input (exit 2), and the quick variants of the
-//! evensen studies run and every qualitative check of their reports holds (exit 0 and
-//! `claims.json`).
+//! `thinlab reproduce`: an unknown study is bad input (exit 2); the `--quick` variant of every
+//! study runs, exits 0, every qualitative check of its `claims.json` holds, every claim of
+//! shared/notes/reproduction-targets.md for it has a verdict, and its figures are written.
 
 use std::path::Path;
 use std::process::Command;
@@ -9,7 +9,9 @@ fn thinlab() -> Command {
     Command::new(env!("CARGO_BIN_EXE_thinlab"))
 }
 
-fn run_quick(study: &str, out: &Path) -> serde_json::Value {
+/// Runs `reproduce STUDY --quick` into `out`, asserts exit 0, a report, every check holding and
+/// well-formed claims; returns the claim ids.
+fn quick_holds(study: &str, out: &Path) -> Vec<String> {
     let o = thinlab()
         .args(["reproduce", study, "--quick", "--quiet", "--out"])
         .arg(out)
@@ -20,26 +22,41 @@ fn run_quick(study: &str, out: &Path) -> serde_json::Value {
         "{study} --quick failed: {}",
         String::from_utf8_lossy(&o.stderr)
     );
+    let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(
+        report.starts_with(&format!("# Reproduction: {study}")),
+        "{report}"
+    );
     let text = std::fs::read_to_string(out.join("claims.json")).expect("claims.json");
     let claims: serde_json::Value = serde_json::from_str(&text).expect("claims.json is JSON");
-    let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
-    assert!(report.starts_with("# Reproduction: "), "{report}");
-    claims
-}
-
-fn assert_checks_hold(claims: &serde_json::Value) {
+    assert_eq!(claims["study"], study);
+    assert_eq!(claims["quick"], true);
     let checks = claims["checks"].as_array().expect("checks");
     assert!(!checks.is_empty());
     for c in checks {
         assert_eq!(c["holds"], true, "check does not hold: {}", c["what"]);
     }
-    for c in claims["claims"].as_array().expect("claims") {
-        let v = c["verdict"].as_str().expect("verdict");
-        assert!(
-            ["reproduced", "shape-reproduced", "not-reproduced"].contains(&v),
-            "{v}"
-        );
-        assert!(!c["seed"].as_str().unwrap().is_empty() && !c["ours"].as_str().unwrap().is_empty());
+    claims["claims"]
+        .as_array()
+        .expect("claims")
+        .iter()
+        .map(|c| {
+            let v = c["verdict"].as_str().expect("verdict");
+            assert!(
+                ["reproduced", "shape-reproduced", "not-reproduced"].contains(&v),
+                "{v}"
+            );
+            for field in ["seed", "ours", "note"] {
+                assert!(!c[field].as_str().unwrap().is_empty(), "{field} of {c}");
+            }
+            c["id"].as_str().expect("id").to_string()
+        })
+        .collect()
+}
+
+fn assert_files(out: &Path, files: &[&str]) {
+    for f in files {
+        assert!(out.join(f).exists(), "{f} missing");
     }
 }
 
@@ -60,33 +77,56 @@ fn unknown_study_is_bad_input() {
 #[test]
 fn evensen_lab_quick_holds() {
     let dir = tempfile::tempdir().unwrap();
-    let claims = run_quick("evensen-lab", dir.path());
-    assert_checks_hold(&claims);
-    let ids: Vec<&str> = claims["claims"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap())
-        .collect();
+    let ids = quick_holds("evensen-lab", dir.path());
     for id in [
         "A.1", "A.2", "A.3a", "A.3b", "A.3c", "A.4a", "A.4b", "A.5a", "A.5b", "A.6", "A.7", "A.8",
     ] {
-        assert!(ids.contains(&id), "claim {id} missing from {ids:?}");
+        assert!(
+            ids.iter().any(|i| i == id),
+            "claim {id} missing from {ids:?}"
+        );
     }
-    for f in [
-        "retrans_vs_loss.svg",
-        "payload_vs_iat.svg",
-        "data/loss/runs.csv",
-    ] {
-        assert!(dir.path().join(f).exists(), "{f}");
-    }
+    assert_files(
+        dir.path(),
+        &[
+            "retrans_vs_loss.svg",
+            "payload_vs_iat.svg",
+            "data/loss/runs.csv",
+        ],
+    );
 }
 
 #[test]
 fn evensen_apps_quick_holds() {
     let dir = tempfile::tempdir().unwrap();
-    let claims = run_quick("evensen-apps", dir.path());
-    assert_checks_hold(&claims);
-    assert!(claims["claims"].as_array().unwrap().len() >= 24);
-    assert!(dir.path().join("cdf_skype-tcp_2.svg").exists());
+    let ids = quick_holds("evensen-apps", dir.path());
+    assert!(ids.len() >= 24, "{ids:?}");
+    assert_files(dir.path(), &["cdf_skype-tcp_2.svg", "cdf_ssh_5.svg"]);
+}
+
+#[test]
+fn hurtig_quick_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = quick_holds("hurtig", dir.path());
+    assert_eq!(ids, ["C.1", "C.2", "C.3", "C.4", "C.5"]);
+    assert_files(
+        dir.path(),
+        &[
+            "penalty_20.svg",
+            "average_20.svg",
+            "time_vs_position_20_1000.svg",
+        ],
+    );
+}
+
+#[test]
+fn yin_quick_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = quick_holds("yin", dir.path());
+    for id in [
+        "D.1a", "D.1b", "D.1c", "D.1d", "D.2a", "D.2b", "D.2c", "D.2d",
+    ] {
+        assert!(ids.iter().any(|i| i == id), "claim {id} missing: {ids:?}");
+    }
+    assert_files(dir.path(), &["data/tmu-n20-sack/scenario.toml"]);
 }

@@ -187,26 +187,15 @@ impl Ctx<'_, '_> {
         X::CoordDescType: ValueFormatter<f64>,
         Y::CoordDescType: ValueFormatter<f64>,
     {
-        let mut chart = ChartBuilder::on(self.root)
-            .caption(&self.spec.title, ("sans-serif", 22))
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(64)
-            .build_cartesian_2d(x, y)
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc(self.spec.x_label.as_str())
-            .y_desc(self.y_label)
-            .axis_desc_style(("sans-serif", 16))
-            .label_style(("sans-serif", 13))
-            .max_light_lines(4)
-            .light_line_style(RGBColor(238, 238, 238))
-            .bold_line_style(RGBColor(210, 210, 210))
-            .x_label_formatter(&|v| format_tick(*v))
-            .y_label_formatter(&|v| format_tick(*v))
-            .draw()
-            .map_err(err)?;
+        let mut chart = framed_chart(
+            self.root,
+            &self.spec.title,
+            &self.spec.x_label,
+            self.y_label,
+            64,
+            x,
+            y,
+        )?;
         for (i, (label, line)) in self.lines.iter().enumerate() {
             let color = COLORS[i % COLORS.len()];
             let style = color.stroke_width(2);
@@ -232,6 +221,53 @@ impl Ctx<'_, '_> {
             .map_err(err)?;
         Ok(())
     }
+}
+
+/// A chart on an SVG drawing area with the coordinates `X` and `Y` build.
+pub(crate) type Chart<'a, 'b, X, Y> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<<X as AsRangedCoord>::CoordDescType, <Y as AsRangedCoord>::CoordDescType>,
+>;
+
+/// The frame every plot shares: caption, margins, described axes with tick labels without
+/// float noise, and a light grid. `y_area` is the width left for the y labels.
+pub(crate) fn framed_chart<'a, 'b, X, Y>(
+    root: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    y_area: u32,
+    x: X,
+    y: Y,
+) -> Result<Chart<'a, 'b, X, Y>, PlotError>
+where
+    X: AsRangedCoord<Value = f64>,
+    Y: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(y_area)
+        .build_cartesian_2d(x, y)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .axis_desc_style(("sans-serif", 16))
+        .label_style(("sans-serif", 13))
+        .max_light_lines(4)
+        .light_line_style(RGBColor(238, 238, 238))
+        .bold_line_style(RGBColor(210, 210, 210))
+        .x_label_formatter(&|v| format_tick(*v))
+        .y_label_formatter(&|v| format_tick(*v))
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
 }
 
 /// Ticks of a log axis over `[lo, hi]`: labelled 1-2-5 steps per decade (only powers of ten

@@ -2,7 +2,7 @@
 //! interval, loss position …), one line per series with a marker at every point; either axis
 //! may be logarithmic. The reproduction reports draw their figures with this.
 
-use crate::plot::{err, format_tick, log_ticks, PlotError, COLORS};
+use crate::plot::{err, framed_chart, log_ticks, PlotError, COLORS};
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
@@ -125,26 +125,15 @@ impl Drawer<'_, '_> {
         X::CoordDescType: ValueFormatter<f64>,
         Y::CoordDescType: ValueFormatter<f64>,
     {
-        let mut chart = ChartBuilder::on(self.root)
-            .caption(&self.spec.title, ("sans-serif", 22))
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x, y)
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc(self.spec.x_label.as_str())
-            .y_desc(self.spec.y_label.as_str())
-            .axis_desc_style(("sans-serif", 16))
-            .label_style(("sans-serif", 13))
-            .max_light_lines(4)
-            .light_line_style(RGBColor(238, 238, 238))
-            .bold_line_style(RGBColor(210, 210, 210))
-            .x_label_formatter(&|v| format_tick(*v))
-            .y_label_formatter(&|v| format_tick(*v))
-            .draw()
-            .map_err(err)?;
+        let mut chart = framed_chart(
+            self.root,
+            &self.spec.title,
+            &self.spec.x_label,
+            &self.spec.y_label,
+            70,
+            x,
+            y,
+        )?;
         for (i, (label, line)) in self.lines.iter().enumerate() {
             let color = COLORS[i % COLORS.len()];
             chart

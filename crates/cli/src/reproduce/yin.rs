@@ -477,44 +477,14 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         "bottleneck buffer (KB)",
         "SFT (s per 1000 s)",
     );
-    let series: Vec<_> = FINE_VARIANTS
-        .iter()
-        .enumerate()
-        .map(|(vi, v)| {
-            line(
-                v.label(),
-                table.iter().map(|r| (r.buffer as f64, r.sft[vi])).collect(),
-            )
-        })
-        .chain(FINE_VARIANTS.iter().enumerate().map(|(vi, v)| {
-            line(
-                format!("{}, seed", v.label()),
-                TABLE_II.iter().map(|r| (r.0 as f64, r.2[vi])).collect(),
-            )
-        }))
-        .collect();
+    let series = table_ii_series(&table, |r| r.sft, |s| s.2);
     sec += &figure::xy(ctx, "sft_vs_buffer.svg", &spec, &series)?;
     let spec = XySpec::new(
         "RTOs per stream vs buffer (scaled to 1000 s) — Table II",
         "bottleneck buffer (KB)",
         "RTOs per 1000 s",
     );
-    let series: Vec<_> = FINE_VARIANTS
-        .iter()
-        .enumerate()
-        .map(|(vi, v)| {
-            line(
-                v.label(),
-                table.iter().map(|r| (r.buffer as f64, r.rto[vi])).collect(),
-            )
-        })
-        .chain(FINE_VARIANTS.iter().enumerate().map(|(vi, v)| {
-            line(
-                format!("{}, seed", v.label()),
-                TABLE_II.iter().map(|r| (r.0 as f64, r.1[vi])).collect(),
-            )
-        }))
-        .collect();
+    let series = table_ii_series(&table, |r| r.rto, |s| s.1);
     sec += &figure::xy(ctx, "rto_vs_buffer.svg", &spec, &series)?;
     sec += "\nSuccessful streams (%) at startup delay 5 s and 10 s (Figs. 5–6):\n\n";
     let mut rows = Vec::new();
@@ -554,6 +524,28 @@ fn per_1000s<'a>(s: impl Iterator<Item = &'a Stream>) -> (f64, f64) {
 }
 
 /// One buffer row of Table II (ours), in FINE_VARIANTS order.
+/// One line per fine-RTO variant against buffer size, ours (`ours` of each row) and the
+/// seed's Table II column (`seed` of each seed row).
+fn table_ii_series(
+    table: &[FineRow],
+    ours: impl Fn(&FineRow) -> [f64; 4],
+    seed: impl Fn(&(u64, [f64; 4], [f64; 4])) -> [f64; 4],
+) -> Vec<thinlab_trace::xy_plot::XySeries> {
+    let mut out = Vec::new();
+    for (vi, v) in FINE_VARIANTS.iter().enumerate() {
+        let pts = table
+            .iter()
+            .map(|r| (r.buffer as f64, ours(r)[vi]))
+            .collect();
+        out.push(line(v.label(), pts));
+    }
+    for (vi, v) in FINE_VARIANTS.iter().enumerate() {
+        let pts = TABLE_II.iter().map(|r| (r.0 as f64, seed(r)[vi])).collect();
+        out.push(line(format!("{}, seed", v.label()), pts));
+    }
+    out
+}
+
 struct FineRow {
     buffer: u64,
     tmu: f64,
