@@ -334,6 +334,35 @@ fn timestamps_are_echoed() {
 }
 
 #[test]
+fn a_retransmission_whose_ack_was_lost_refreshes_the_echoed_timestamp() {
+    let mut c = cfg();
+    c.timestamps = true;
+    let o = TcpOptions {
+        mss: Some(1000),
+        timestamps: Some((500, 0)),
+        ..Default::default()
+    };
+    let (mut ep, mut p) = client(c, o, ms(10));
+    p.ts = Some((600, 10));
+    ep.handle_segment(ms(50), p.data(0, 10));
+    assert_eq!(drain(&mut ep, ms(50))[0].options.timestamps, Some((50, 600)));
+    // That ACK is lost; the peer retransmits the same bytes much later: the duplicate ACK
+    // must echo the retransmission's TSval (Linux, FreeBSD), not 600.
+    p.ts = Some((9_000, 10));
+    ep.handle_segment(ms(8_450), p.data(0, 10));
+    let out = drain(&mut ep, ms(8_450));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].options.timestamps, Some((8_450, 9_000)));
+    // Older duplicates (ending before the ACK point) do not move it.
+    ep.handle_segment(ms(8_460), p.data(10, 10));
+    drain(&mut ep, ms(8_460));
+    p.ts = Some((9_500, 10));
+    ep.handle_segment(ms(8_470), p.data(0, 10));
+    let out = drain(&mut ep, ms(8_470));
+    assert_eq!(out[0].options.timestamps.map(|t| t.1), Some(9_000));
+}
+
+#[test]
 fn small_window_is_used_after_the_persist_timeout() {
     let (mut ep, mut p) = client(cfg(), mss_opts(1000), ms(10));
     p.window = 500;

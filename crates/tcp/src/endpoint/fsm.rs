@@ -179,6 +179,15 @@ impl Endpoint {
         if !acceptable(start, seg_len, rcv_nxt, wnd) {
             if !f.rst() {
                 self.ack_now = true;
+                // A duplicate that reaches the ACK point last sent (a retransmission whose
+                // ACK was lost) still refreshes TS.Recent, as Linux (`tcp_sequence` accepts
+                // end_seq ≥ rcv_wup, then `tcp_replace_ts_recent`) and FreeBSD (`tcp_input`
+                // after trimming the duplicate) do. Otherwise this dupACK echoes the first
+                // transmission's TSval and hands the sender an RTT sample spanning the
+                // whole outage (RFC 7323 §4.3 R2 rejects before R3 updates).
+                if start + seg_len as i64 >= self.last_ack_sent as i64 {
+                    self.update_ts_recent(&seg, start);
+                }
                 if self.state == State::TimeWait && f.fin() {
                     // a retransmitted FIN: acknowledge it and restart the 2·MSL timer
                     self.timers
