@@ -842,7 +842,9 @@ fn tmu_claims(
         },
         format!(
             "Reproduced when ≥ 90 % of PERT streams with T/μ > 1.6 succeed at SUD 10 s; shape \
-             when PERT is at least as good as SACK there. {why}"
+             when PERT is at least as good as SACK there. {why} Our PERT was checked against \
+             the seed's description and an ns-3 port of PERT, with captures of the queueing \
+             delay and send rate: docs/reproduction/yin/NOTES.md."
         ),
     );
     // D.1d: PERT-ER improves on PERT, most at low T/μ (+16, +4, +0.5 at SUD 5 s).
