@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use thinlab_tcp::{DelayedAckModel, Event, Flags, SendKind, TcpOptions};
+use thinlab_tcp::{DelayedAckModel, Endpoint, Event, Flags, SendKind, TcpOptions};
 
 #[test]
 fn data_is_segmented_at_mss_and_acked() {
@@ -317,8 +317,8 @@ fn window_update_after_read_when_window_was_small() {
     assert_eq!(out[0].window, 4000);
 }
 
-#[test]
-fn timestamps_are_echoed() {
+/// A client that negotiated timestamps with a peer whose SYN-ACK carried TSval 500.
+fn timestamps_client() -> (Endpoint, Peer) {
     let mut c = cfg();
     c.timestamps = true;
     let o = TcpOptions {
@@ -326,7 +326,12 @@ fn timestamps_are_echoed() {
         timestamps: Some((500, 0)),
         ..Default::default()
     };
-    let (mut ep, mut p) = client(c, o, ms(10));
+    client(c, o, ms(10))
+}
+
+#[test]
+fn timestamps_are_echoed() {
+    let (mut ep, mut p) = timestamps_client();
     p.ts = Some((600, 10));
     ep.handle_segment(ms(50), p.data(0, 10));
     let out = drain(&mut ep, ms(50));
@@ -335,17 +340,13 @@ fn timestamps_are_echoed() {
 
 #[test]
 fn a_retransmission_whose_ack_was_lost_refreshes_the_echoed_timestamp() {
-    let mut c = cfg();
-    c.timestamps = true;
-    let o = TcpOptions {
-        mss: Some(1000),
-        timestamps: Some((500, 0)),
-        ..Default::default()
-    };
-    let (mut ep, mut p) = client(c, o, ms(10));
+    let (mut ep, mut p) = timestamps_client();
     p.ts = Some((600, 10));
     ep.handle_segment(ms(50), p.data(0, 10));
-    assert_eq!(drain(&mut ep, ms(50))[0].options.timestamps, Some((50, 600)));
+    assert_eq!(
+        drain(&mut ep, ms(50))[0].options.timestamps,
+        Some((50, 600))
+    );
     // That ACK is lost; the peer retransmits the same bytes much later: the duplicate ACK
     // must echo the retransmission's TSval (Linux, FreeBSD), not 600.
     p.ts = Some((9_000, 10));

@@ -156,15 +156,11 @@ pub fn cdf_svg(series: &[Series], spec: &PlotSpec) -> Result<String, PlotError> 
             y_label,
         };
         let y_log = (y_min / 2.0)..1.5;
-        let log = |r: std::ops::Range<f64>| {
-            let (bold, light) = log_ticks(r.start, r.end);
-            r.log_scale().with_key_points(bold).with_light_points(light)
-        };
         match (spec.log_x, spec.view) {
             (false, View::Cdf) => ctx.draw(x_range, 0.0..1.02),
-            (true, View::Cdf) => ctx.draw(log(x_range), 0.0..1.02),
-            (false, View::Ccdf) => ctx.draw(x_range, log(y_log)),
-            (true, View::Ccdf) => ctx.draw(log(x_range), log(y_log)),
+            (true, View::Cdf) => ctx.draw(log_axis(x_range), 0.0..1.02),
+            (false, View::Ccdf) => ctx.draw(x_range, log_axis(y_log)),
+            (true, View::Ccdf) => ctx.draw(log_axis(x_range), log_axis(y_log)),
         }?;
         root.present().map_err(err)?;
     }
@@ -268,6 +264,14 @@ where
         .draw()
         .map_err(err)?;
     Ok(chart)
+}
+
+/// A logarithmic axis over `r` with the ticks of [`log_ticks`].
+pub(crate) fn log_axis(
+    r: std::ops::Range<f64>,
+) -> impl AsRangedCoord<Value = f64, CoordDescType: ValueFormatter<f64>> {
+    let (bold, light) = log_ticks(r.start, r.end);
+    r.log_scale().with_key_points(bold).with_light_points(light)
 }
 
 /// Ticks of a log axis over `[lo, hi]`: labelled 1-2-5 steps per decade (only powers of ten

@@ -2,7 +2,7 @@
 //! interval, loss position …), one line per series with a marker at every point; either axis
 //! may be logarithmic. The reproduction reports draw their figures with this.
 
-use crate::plot::{err, framed_chart, log_ticks, PlotError, COLORS};
+use crate::plot::{err, framed_chart, log_axis, PlotError, COLORS};
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
@@ -91,10 +91,6 @@ pub fn xy_svg(series: &[XySeries], spec: &XySpec) -> Result<String, PlotError> {
     {
         let root = SVGBackend::with_string(&mut svg, (spec.width, spec.height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let log = |r: std::ops::Range<f64>| {
-            let (bold, light) = log_ticks(r.start, r.end);
-            r.log_scale().with_key_points(bold).with_light_points(light)
-        };
         let d = Drawer {
             root: &root,
             lines: &lines,
@@ -102,9 +98,9 @@ pub fn xy_svg(series: &[XySeries], spec: &XySpec) -> Result<String, PlotError> {
         };
         match (spec.log_x, spec.log_y) {
             (false, false) => d.draw(xr, yr),
-            (true, false) => d.draw(log(xr), yr),
-            (false, true) => d.draw(xr, log(yr)),
-            (true, true) => d.draw(log(xr), log(yr)),
+            (true, false) => d.draw(log_axis(xr), yr),
+            (false, true) => d.draw(xr, log_axis(yr)),
+            (true, true) => d.draw(log_axis(xr), log_axis(yr)),
         }?;
         root.present().map_err(err)?;
     }

@@ -292,7 +292,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
                 num(rdb.retrans, 2),
                 num(all.retrans, 2)
             ),
-            verdict(rt_ok, shape),
+            Verdict::of(rt_ok, shape),
             retrans_note(app),
         );
         let avg_ok = within(tcp.avg, tcp_seed.avg, 0.1) && within(rdb.avg, rdb_seed.avg, 0.1);
@@ -306,7 +306,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
                 num(rdb.avg, 1),
                 num(all.avg, 1)
             ),
-            verdict(avg_ok, rdb.avg < tcp.avg),
+            Verdict::of(avg_ok, rdb.avg < tcp.avg),
             "Time from the write to its cumulative ACK, mean over writes; reproduced within \
              10 %. RDB's means match the seed's; TCP's are 5–25 % higher than the seed's at \
              5 % loss. Our TCP at 5 % loss falls further behind its writes after RTOs (slow \
@@ -318,7 +318,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             &format!("{app}, {l:.0} % loss: maximum latency TCP → RDB (ms)"),
             format!("{} → {}", tcp_seed.max, rdb_seed.max),
             format!("{} → {}", num(tcp.max, 0), num(rdb.max, 0)),
-            verdict(false, tcp.max > 5.0 * 330.0 || rdb.max > 5.0 * 330.0),
+            Verdict::of(false, tcp.max > 5.0 * 330.0 || rdb.max > 5.0 * 330.0),
             format!(
                 "A maximum is one event: a segment lost k times in a row waits RTO·(2^k − 1) \
                  (RTO ≈ 330 ms here: 10.2 s for k = 5, 21 s for k = 6). The seed's maxima are \
@@ -350,7 +350,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             &format!("{app}, {l:.0} % loss: extra app-layer latency to deliver {:.0} % of the writes, TCP vs RDB", share * 100.0),
             format!("TCP {tcp_s} ms, RDB {rdb_seed}"),
             format!("TCP {} ms, RDB {} ms", num(t, 0), num(d, 0)),
-            verdict(number, shape),
+            Verdict::of(number, shape),
             format!(
                 "Extra latency = application-layer latency − the 65 ms one-way delay, per write. \
                  Reproduced when TCP is within 20 % and RDB within 20 % + {instant} ms. RDB \
@@ -392,7 +392,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
                 .map(|x| format!("{} % loss: {:.2}×", x.0, x.1))
                 .collect::<Vec<_>>()
                 .join(", "),
-            verdict(ok, r.iter().all(|x| x.1 > 1.3)),
+            Verdict::of(ok, r.iter().all(|x| x.1 > 1.3)),
             format!(
                 "Reproduced when within {lo}–{hi}×. A bundle carries what was written during \
                  about one RTT, capped by the MSS: the seed's Skype dump wrote every 19 ms, \
@@ -413,7 +413,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             .map(|x| format!("{} %: {:+.0} B", x.0, x.1))
             .collect::<Vec<_>>()
             .join(", "),
-        verdict(
+        Verdict::of(
             ssh.iter().all(|x| x.1 >= 40.0 && x.1 <= 75.0),
             ssh.iter().all(|x| x.1 > 0.0),
         ),
@@ -529,15 +529,5 @@ fn retrans_note(app: &str) -> String {
              on its way): more retransmissions, lower latency."
         ),
         _ => common.to_string(),
-    }
-}
-
-fn verdict(number: bool, shape: bool) -> Verdict {
-    if number {
-        Verdict::Reproduced
-    } else if shape {
-        Verdict::ShapeReproduced
-    } else {
-        Verdict::NotReproduced
     }
 }

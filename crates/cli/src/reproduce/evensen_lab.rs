@@ -449,7 +449,7 @@ fn loss_claims(
         "TCP retransmissions grow with loss",
         "grow with loss (Fig. 2.4)",
         format!("% retransmitted at loss %: {}", list(rt, |r| r.1)),
-        if grows { Verdict::ShapeReproduced } else { Verdict::NotReproduced },
+        Verdict::of(false, grows),
         "Fig. 2.4 gives no numbers to compare with; our share is about the data loss rate plus the \
          ACK losses not covered by a later cumulative ACK.",
     );
@@ -459,11 +459,7 @@ fn loss_claims(
         "RDB: almost no retransmissions for loss ≤ 10 % (RTT 100, IAT 140)",
         "hardly any below 10 % (Fig. 4.1)",
         format!("RDB % retransmitted: {}", list(rt, |r| r.2)),
-        if near_zero {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(false, near_zero),
         "Fig. 4.1 gives no numbers; we call it reproduced in shape when RDB retransmits at most \
          a fifth as often as TCP up to 5 % loss and a third at 10 %. RDB still retransmits when \
          a write and the next one are both lost, or the ACK of the repairing packet is: about \
@@ -475,7 +471,7 @@ fn loss_claims(
         "Table 4.1: RDB average payload per packet grows with loss",
         seed,
         ours,
-        if worst <= 0.05 { Verdict::Reproduced } else if pl.windows(2).all(|w| w[1].2 >= w[0].2 - 0.5) { Verdict::ShapeReproduced } else { Verdict::NotReproduced },
+        Verdict::of(worst <= 0.05, pl.windows(2).all(|w| w[1].2 >= w[0].2 - 0.5)),
         format!(
             "worst relative difference {:.1} % (tolerance 5 %). TCP's payload stays at 120 B in our \
              stack up to high loss; Linux 2.6.22's own collapsing on retransmission made TCP's 132 B \
@@ -496,7 +492,7 @@ fn loss_claims(
         "Table 4.1: RDB sends 0.6–3.5 % fewer packets than TCP up to 5 % loss, 2.3 % more at 10 %",
         "−0.56 % (0.5 %) … −3.45 % (5 %); +2.26 % (10 %)",
         diffs.join(", "),
-        if fewer { Verdict::ShapeReproduced } else { Verdict::NotReproduced },
+        Verdict::of(false, fewer),
         "RDB sends fewer packets because it retransmits less; the seed's +2.3 % at 10 % comes from \
          TCP's send rate collapsing after RTOs in slow start (a 30-minute stream that falls behind \
          its writes); see the table below for ours.",
@@ -514,13 +510,7 @@ fn loss_claims(
                 num(m.1, 0),
                 num(m.2, 0)
             ),
-            if r.1 > 700.0 && within(r.2, 169.0, 0.15) {
-                Verdict::Reproduced
-            } else if ok {
-                Verdict::ShapeReproduced
-            } else {
-                Verdict::NotReproduced
-            },
+            Verdict::of(r.1 > 700.0 && within(r.2, 169.0, 0.15), ok),
             "Mean over writes of the time from the write call to its cumulative ACK. TCP cannot \
              keep up with its writes at 15 % loss each way (RTO backoff and slow start), so its \
              queue and mean grow with the run's length. RDB's mean is set by its tail: with 15 % \
@@ -551,11 +541,7 @@ fn rtt_claims(report: &mut Report, rt: &[(f64, f64, f64)], pl: &[(f64, f64, f64)
             rt[0].0,
             rt[rt.len() - 1].0
         ),
-        if flat {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(false, flat),
         "The RTO follows RTT + 200 ms, so a lost packet costs one RTO whatever the RTT.",
     );
     let (seed, ours, worst) = compare_payload(pl, &TABLE_4_2);
@@ -565,13 +551,7 @@ fn rtt_claims(report: &mut Report, rt: &[(f64, f64, f64)], pl: &[(f64, f64, f64)
         "Table 4.2: RDB average payload grows with RTT (IAT ~150 ms, loss 1 %)",
         seed,
         ours,
-        if worst <= 0.05 {
-            Verdict::Reproduced
-        } else if grows {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(worst <= 0.05, grows),
         format!(
             "worst relative difference {:.1} %. The payload is 120 B × (writes unacknowledged when \
              a write is sent): one more each time the RTT passes the time of one more write \
@@ -604,11 +584,7 @@ fn iat_claims(
         "TCP retransmissions are flat for IAT < 200 ms and jump above (= RTO − RTT)",
         "flat, then a jump past 200 ms (Fig. 2.6)",
         format!("mean {} % below 200 ms, {} % above", num(mb, 2), num(ma, 2)),
-        if ma > 1.3 * mb {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(false, ma > 1.3 * mb),
         "Above RTO − RTT a lost ACK is no longer covered by the next write's ACK before the RTO \
          fires, so each lost ACK costs a (spurious) retransmission too.",
     );
@@ -629,11 +605,7 @@ fn iat_claims(
             num(rdb_below.iter().copied().fold(0.0, f64::max), 3),
             conv.join(", ")
         ),
-        if none && converges {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(false, none && converges),
         "Above 200 ms an RTO fires before the next write can carry the lost data.",
     );
     let (seed, ours, worst) = compare_payload(pl, &TABLE_4_3);
@@ -649,13 +621,7 @@ fn iat_claims(
         "Table 4.3: RDB average payload vs IAT (RTT 100 ms, loss 1 %)",
         seed,
         ours,
-        if worst <= 0.05 {
-            Verdict::Reproduced
-        } else if between {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(worst <= 0.05, between),
         format!(
             "worst relative difference {:.1} %. At 25, 50 and 100 ms the interval divides the \
              RTT: the ACK of the write sent one RTT earlier arrives at the instant of the next \
@@ -744,11 +710,7 @@ fn rto_claims(report: &mut Report, r: &Rto) {
             .map(|(x, y)| format!("{} at {x:.0}", num(*y, 0)))
             .collect::<Vec<_>>()
             .join(", "),
-        if ok {
-            Verdict::Reproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(ok, false),
         "Measured as the extra delay of one write lost once (its app latency − one-way delay): \
          the stream has nothing else in flight, so the RTO runs from the write's first send.",
     );
@@ -766,11 +728,7 @@ fn rto_claims(report: &mut Report, r: &Rto) {
             num(r.thrice.1, 0),
             r.thrice.1 / rto10
         ),
-        if (ratio - 7.0).abs() < 0.1 {
-            Verdict::Reproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of((ratio - 7.0).abs() < 0.1, false),
         "The seed rounds the RTO to 200 ms; at 10 ms RTT it is 210 ms, so 7 × 210 = 1470 ms. \
          Linear timeouts (seed 000 §2.4.1) make it 3 × RTO.",
     );

@@ -22,6 +22,16 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Reproduced when the number matches, else shape reproduced when the effect does, else
+    /// not reproduced.
+    pub fn of(number: bool, shape: bool) -> Verdict {
+        match (number, shape) {
+            (true, _) => Verdict::Reproduced,
+            (false, true) => Verdict::ShapeReproduced,
+            (false, false) => Verdict::NotReproduced,
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Verdict::Reproduced => "reproduced",

@@ -756,11 +756,7 @@ fn tmu_claims(
         "The successful-stream fraction rises with SUD and with T/μ",
         "monotone in SUD; higher T/μ band higher (Fig. 3)",
         format!("at SUD 10 s — {}", list.join("; ")),
-        if rises_tmu {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(false, rises_tmu),
         "Monotone in SUD by construction (a later deadline can only make fewer packets late). \
          The T/μ comparison allows 5 points of noise between bands; bands with no stream are \
          left out (the seed's T/μ bands come from N, which we sampled at a few values).",
@@ -794,13 +790,7 @@ fn tmu_claims(
                 "–".into()
             }
         ),
-        if ok {
-            Verdict::Reproduced
-        } else if shape && sack_top20.is_finite() {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(ok, shape && sack_top20.is_finite()),
         "Reproduced when ≥ 90 % of SACK streams in the top band succeed at SUD 20 s. An empty \
          top band means no SACK run reached T/μ > 2 (the smallest N gives less); then compare \
          the lower bands: where they already reach ~100 % by SUD 10–20 s, our SACK streams do \
@@ -833,13 +823,7 @@ fn tmu_claims(
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        if ok {
-            Verdict::Reproduced
-        } else if better && !p.is_empty() {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(ok, better && !p.is_empty()),
         format!(
             "Reproduced when ≥ 90 % of PERT streams with T/μ > 1.6 succeed at SUD 10 s; shape \
              when PERT is at least as good as SACK there. {why} Our PERT was checked against \
@@ -867,11 +851,7 @@ fn tmu_claims(
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        if improves && most_low {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(false, improves && most_low),
         "Shape when ER never loses more than 2 points, gains somewhere, and its gain does \
              not grow with T/μ (2 points of noise); gains are points of the successful-stream \
              percentage, as the seed's. Where PERT's streams fail at every SUD (table below), \
@@ -890,11 +870,7 @@ fn tmu_claims(
             num(sft[1], 1),
             num(sft[2], 1)
         ),
-        if ordered {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(false, ordered),
         "Fig. 4 gives bars without a table; all bands pooled. Our PERT freezes longer than \
          SACK because its tiny window turns losses into timeouts (see D.1c); ER removes few of \
          them.",
@@ -936,13 +912,7 @@ fn fine_claims(report: &mut Report, table: &[FineRow], plan: &Plan, why: &str) {
         "ER cuts PERT's RTOs and SFT by ~2–3×",
         seed_ratios.join("; "),
         ratios.join("; "),
-        if cuts && in_range {
-            Verdict::Reproduced
-        } else if cuts {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(cuts && in_range, cuts),
         format!(
             "PERT ÷ PERT-ER per stream. Reproduced when every ratio is within 1.5–4.5; shape \
              when ER lowers both everywhere. Our ER removes only a few percent of the timeouts. \
@@ -968,11 +938,7 @@ fn fine_claims(report: &mut Report, table: &[FineRow], plan: &Plan, why: &str) {
         "A fine-grained RTO raises the RTO count",
         "+82/+53 (80 KB), +65/+40, +37/+14, +20/+11 (320 KB) RTOs for PERT / PERT-ER",
         format!("RTOs per 1000 s, fine − default: {}", more.join("; ")),
-        if raises {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(false, raises),
         "Shape when fine-RTO adds timeouts for both at every buffer. With a 1 ms floor the RTO \
          falls to SRTT + 4·RTTVAR, which a queueing-delay spike exceeds (premature timeouts, \
          retransmissions dropped again). At large buffers the queueing delay (up to ~100 ms at \
@@ -997,7 +963,7 @@ fn fine_claims(report: &mut Report, table: &[FineRow], plan: &Plan, why: &str) {
             large.sft[1] - large.sft[0],
             large.sft[3] - large.sft[2]
         ),
-        if lowers_small && gain_large < gain_small { Verdict::ShapeReproduced } else { Verdict::NotReproduced },
+        Verdict::of(false, lowers_small && gain_large < gain_small),
         "Shape when fine-RTO lowers SFT for both at the smallest buffer and PERT's saving is \
          smaller at the largest buffer.",
     );
@@ -1032,13 +998,7 @@ fn fine_claims(report: &mut Report, table: &[FineRow], plan: &Plan, why: &str) {
         "Table II: RTOs and SFT per flow fall as buffers grow (the numbers)",
         "PERT RTOs/SFT: 253/61 (80 KB) … 52/9 (320 KB); full table below",
         format!("ours (seed): {}", seed_vs.join("; ")),
-        if close {
-            Verdict::Reproduced
-        } else if falls {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(close, falls),
         "Per CBR stream, scaled to 1000 s. Reproduced when all 16 cells of each measure are \
          within 50 %; shape when PERT's RTOs and SFT fall with the buffer (10 % noise).",
     );

@@ -61,11 +61,7 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
             num(smax, 0),
             if bad.is_empty() { "none".into() } else { bad.join(", ") }
         ),
-        if tail_ok == usable.len() && last_same && within(smin, 3000.0, 0.1) && within(smax, 3000.0, 0.1) {
-            Verdict::Reproduced
-        } else {
-            Verdict::ShapeReproduced
-        },
+        Verdict::of(tail_ok == usable.len() && last_same && within(smin, 3000.0, 0.1) && within(smax, 3000.0, 0.1), true),
         format!(
             "Position 20 is the ACK of the client's FIN, sent after the client has its EOF. 19 \
              costs more than 17 and 18: 18 arrives in order as the odd segment of a pair, the \
@@ -127,13 +123,7 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
             pct(hi),
             top.map_or("–".into(), |(b, d, _)| format!("{b} kbit/s, {d} ms"))
         ),
-        if have > 0 && close == have {
-            Verdict::Reproduced
-        } else if shape && falls {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(have > 0 && close == have, shape && falls),
         format!(
             "Tolerance ±25 % relative; {close} of {have} named cells within it. The shape holds: \
              largest at high bandwidth and low delay, falling fast with delay at 10 Mbit/s and \
@@ -189,13 +179,7 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
             num(b3lo, 1),
             pct(b3hi),
         ),
-        if reproduced {
-            Verdict::Reproduced
-        } else if t20 > t100 && t20 < 50.0 {
-            Verdict::ShapeReproduced
-        } else {
-            Verdict::NotReproduced
-        },
+        Verdict::of(reproduced, t20 > t100 && t20 < 50.0),
         {
             let col5: Vec<f64> = usable.iter().filter(|c| c.delay == 5).map(|c| c.average()).collect();
             let (f5lo, f5hi) = mm(&col5);
@@ -286,13 +270,7 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
                 pct(f_after),
                 hi + 1,
             ),
-            if within(f8, 14.0, 0.35) && within(f10, 14.0, 0.35) {
-                Verdict::Reproduced
-            } else if within(f_before, 14.0, 0.5) && within(f_after, 14.0, 0.5) {
-                Verdict::ShapeReproduced
-            } else {
-                Verdict::NotReproduced
-            },
+            Verdict::of(within(f8, 14.0, 0.35) && within(f10, 14.0, 0.35), within(f_before, 14.0, 0.5) && within(f_after, 14.0, 0.5)),
             "The mechanism is reproduced: a loss whose retransmission fits into the last of \
              three bursts costs no extra round trip, one whose detection or retransmission \
              spills into a fourth burst costs one more 600 ms RTT (≈ 14–16 %). Our dip is \
