@@ -131,6 +131,19 @@ pub enum RdbVariant {
     Adaptive,
 }
 
+/// What the multiplicative decrease of a congestion event applies to (`ssthresh = f(base)`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ReductionBase {
+    /// The congestion window at the event: Linux (`tcp_reno_ssthresh`,
+    /// `bictcp_recalc_ssthresh`), FreeBSD (`min(snd_wnd, snd_cwnd) / 2`), ns-2 (`window()`).
+    #[default]
+    Cwnd,
+    /// RFC 5681 eq. (4) FlightSize: the packets in flight (`pipe` plus SACKed segments).
+    /// Can exceed cwnd after a SACK recovery, so a later episode's ssthresh can exceed the
+    /// window it replaces; only the `rfc` profile uses it.
+    FlightSize,
+}
+
 /// Every knob of one endpoint. Build it with [`TcpConfig::from_profile`] and override fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -149,6 +162,8 @@ pub struct TcpConfig {
     /// Limited Transmit (RFC 3042): send new data on the first two duplicate ACKs.
     pub limited_transmit: bool,
     pub cc: CcAlgorithm,
+    /// What ssthresh is computed from on a congestion event (config only).
+    pub reduction_base: ReductionBase,
     pub rto_model: RtoModel,
     pub rto_min: Duration,
     pub rto_initial: Duration,
@@ -200,6 +215,7 @@ impl TcpConfig {
             initial_window: 3,
             limited_transmit: true,
             cc: CcAlgorithm::NewReno,
+            reduction_base: ReductionBase::Cwnd,
             rto_model: RtoModel::Linux,
             rto_min: ms(200),
             rto_initial: ms(3000),
@@ -247,6 +263,7 @@ impl TcpConfig {
                 ..base
             },
             Profile::Rfc => TcpConfig {
+                reduction_base: ReductionBase::FlightSize,
                 rto_model: RtoModel::Rfc6298,
                 rto_min: ms(1000),
                 rto_initial: ms(1000),

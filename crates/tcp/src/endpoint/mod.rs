@@ -183,7 +183,7 @@ impl Endpoint {
             backoff: 0,
             retries: 0,
             cc: Cc::new(&cfg),
-            rec: Recovery::new(cfg.limited_transmit),
+            rec: Recovery::new(cfg.limited_transmit, cfg.reduction_base),
             timers: Timers::default(),
             thin: thin_hooks::ThinState::default(),
             rack_tlp: rack_tlp_hooks::RackTlpState::default(),

@@ -27,6 +27,7 @@ pub mod thin_dupack;
 pub mod tlp;
 
 use crate::cc::{Cc, CongestionControl};
+use crate::config::ReductionBase;
 use crate::endpoint::send_queue::SendQueue;
 use crate::event::SendKind;
 use crate::time::Instant;
@@ -84,10 +85,12 @@ pub struct Recovery {
     pub next_episode_early: bool,
     /// The first retransmission of the current episode is `SendKind::Early`.
     early_first: bool,
+    /// What a congestion event's multiplicative decrease applies to.
+    pub reduction_base: ReductionBase,
 }
 
 impl Recovery {
-    pub fn new(limited_transmit: bool) -> Self {
+    pub fn new(limited_transmit: bool, reduction_base: ReductionBase) -> Self {
         Recovery {
             phase: Phase::Open,
             recover: None,
@@ -98,6 +101,15 @@ impl Recovery {
             limited_transmit,
             next_episode_early: false,
             early_first: false,
+            reduction_base,
+        }
+    }
+
+    /// The window a congestion event reduces: cwnd, or the RFC 5681 FlightSize `flight`.
+    pub fn reduction_base(&self, cc: &Cc, flight: u32) -> u32 {
+        match self.reduction_base {
+            ReductionBase::Cwnd => cc.cwnd(),
+            ReductionBase::FlightSize => flight,
         }
     }
 
@@ -226,8 +238,8 @@ impl Recovery {
         dupthresh: u32,
         early: bool,
     ) {
-        let in_flight = self.pipe(q) + self.left(q);
-        cc.on_enter_recovery(now, in_flight);
+        let base = self.reduction_base(cc, self.pipe(q) + self.left(q));
+        cc.on_enter_recovery(now, base);
         self.phase = Phase::Recovery;
         self.recover = Some(nxt_seq);
         q.set_lost(0);
@@ -249,8 +261,8 @@ impl Recovery {
     /// The retransmission timer expired with data outstanding: enter Loss, mark everything
     /// lost (go-back-N) and let the first retransmission out regardless of cwnd.
     pub fn on_rto(&mut self, q: &mut SendQueue, cc: &mut Cc, now: Instant) {
-        let in_flight = self.pipe(q);
-        cc.on_rto(now, in_flight);
+        let base = self.reduction_base(cc, self.pipe(q));
+        cc.on_rto(now, base);
         q.mark_all_lost();
         self.phase = Phase::Loss;
         self.recover = Some(q.nxt_seq());
