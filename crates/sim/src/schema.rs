@@ -157,6 +157,8 @@ pub struct RawTcp {
     #[serde(default)]
     pub cwnd_reduction: Option<String>,
     #[serde(default)]
+    pub clock_hz: Option<i64>,
+    #[serde(default)]
     pub send_buffer: Option<SizeValue>,
     #[serde(default)]
     pub recv_buffer: Option<SizeValue>,

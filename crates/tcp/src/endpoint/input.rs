@@ -153,7 +153,7 @@ impl Endpoint {
         }
         match rto::timer_on_ack(acked_new, !self.snd.is_empty()) {
             rto::TimerOnAck::Stop => self.timers.stop(TimerKind::Rto),
-            rto::TimerOnAck::Restart => self.timers.set(TimerKind::Rto, now + self.rto()),
+            rto::TimerOnAck::Restart => self.timers.arm(TimerKind::Rto, now, self.rto()),
             rto::TimerOnAck::Keep => {}
         }
         self.tlp_on_ack(now, acked_new); // TLP: re-arm after an ACK of new data
@@ -210,7 +210,11 @@ impl Endpoint {
             .on_data(now, len, new_bytes, arrival, rto, self.rtt.srtt())
         {
             AckDecision::Now => self.ack_now = true,
-            AckDecision::Delay(t) => self.timers.set_if_idle(TimerKind::DelayedAck, t),
+            AckDecision::Delay(t) => self.timers.arm_if_idle(
+                TimerKind::DelayedAck,
+                now,
+                t.saturating_duration_since(now),
+            ),
         }
     }
 }

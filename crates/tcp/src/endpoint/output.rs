@@ -110,7 +110,7 @@ impl Endpoint {
             self.syn_sent_at = Some(now);
         }
         let rto = backed_off(self.rtt.rto(), self.backoff, self.cfg.rto_max);
-        self.timers.set(TimerKind::Rto, now + rto);
+        self.timers.arm(TimerKind::Rto, now, rto);
         Some(self.emit(now, seg, SendKind::Handshake, 0, 0))
     }
 
@@ -161,7 +161,7 @@ impl Endpoint {
             // window-limited: with nothing in flight to bring a window update, persist
             if self.snd.is_empty() && !self.timers.is_armed(TimerKind::Persist) {
                 let d = backed_off(self.rtt.rto(), self.persist_backoff, self.cfg.rto_max);
-                self.timers.set(TimerKind::Persist, now + d);
+                self.timers.arm(TimerKind::Persist, now, d);
             }
             return None;
         }
@@ -202,7 +202,7 @@ impl Endpoint {
         self.last_send = Some(now);
         self.rec.on_transmit(); // PRR's prr_out
         if rto::arm_on_send(self.timers.is_armed(TimerKind::Rto)) {
-            self.timers.set(TimerKind::Rto, now + self.rto());
+            self.timers.arm(TimerKind::Rto, now, self.rto());
         }
     }
 

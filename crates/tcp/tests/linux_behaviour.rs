@@ -1,9 +1,11 @@
-//! Proportional Rate Reduction (RFC 6937) segment scripts: the Linux thin-stream behaviour of
+//! Linux behaviours of the `linux` profile as segment scripts. Proportional Rate Reduction
+//! (RFC 6937): the thin-stream behaviour of
 //! a `linux`-profile sender (CUBIC, RACK-TLP, PRR). RACK enters recovery on the SACK of the
 //! next write; the lost head is the only thing PRR lets out (cwnd = pipe 0 + sndcnt 1), so a
 //! write made meanwhile waits for the fast retransmission's ACK; if that retransmission is
 //! lost too, only the RTO recovers it. With `CwndReduction::Immediate` (cwnd = ssthresh at
-//! once) the same write leaves at once.
+//! once) the same write leaves at once. The timer wheel (`clock_hz`): the RTO in whole
+//! jiffies, firing on its wheel level's grid.
 
 mod common;
 use common::*;
@@ -113,4 +115,28 @@ fn prr_paces_a_bulk_recovery_at_ssthresh_over_prior_cwnd() {
     assert_eq!(ep.recovery_phase(), Phase::Recovery);
     // 9 delivered: ⌈7 · 9 / 10⌉ = 7 sent, the fast retransmission included
     assert_eq!(sent_during, 7);
+}
+
+// ---------------------------------------------------------------------------------------
+// The timer wheel (`clock_hz`) of the same sender
+
+#[test]
+fn hz250_rto_is_whole_jiffies_and_fires_on_the_level_1_grid() {
+    use thinlab_tcp::endpoint::timers::TimerKind;
+    let mut c = linux(CwndReduction::Prr);
+    c.mechanisms = Mechanisms::default();
+    c.clock_granularity = dur(1) / 1000;
+    for (hz, expect_ms) in [(None, 1300), (Some(250), 1312), (Some(1000), 1304)] {
+        c.clock_hz = hz;
+        let (mut ep, p) = client(c.clone(), sack_opts(1000), ms(100));
+        assert_eq!(ep.rto(), dur(300), "SRTT 100 ms + 200 ms is whole jiffies");
+        ep.write(ms(1000), &[1u8; 100]).unwrap();
+        drain(&mut ep, ms(1000));
+        // 250 Hz: jiffy 250 + 75 = 325, level 1 (8 jiffies) → 328 = 1312 ms;
+        // 1000 Hz: 1000 + 300 = 1300, level 1 (8 jiffies) → 1304 ms
+        assert_eq!(ep.timer(TimerKind::Rto), Some(ms(expect_ms)), "{hz:?}");
+        let out = run_until(&mut ep, ms(2000));
+        assert_eq!(out[0].0, ms(expect_ms));
+        assert_data(&p, &out[0].1, 0, 100);
+    }
 }
