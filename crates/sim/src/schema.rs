@@ -159,6 +159,8 @@ pub struct RawTcp {
     #[serde(default)]
     pub clock_hz: Option<i64>,
     #[serde(default)]
+    pub retrans_collapse: Option<bool>,
+    #[serde(default)]
     pub send_buffer: Option<SizeValue>,
     #[serde(default)]
     pub recv_buffer: Option<SizeValue>,

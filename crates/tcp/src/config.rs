@@ -190,6 +190,9 @@ pub struct TcpConfig {
     pub reduction_base: ReductionBase,
     /// How fast recovery reduces cwnd (`tcp.cwnd_reduction`).
     pub cwnd_reduction: CwndReduction,
+    /// A retransmission absorbs the following un-SACKed segments while they fit one MSS
+    /// (Linux `tcp_retrans_try_collapse`, sysctl `tcp_retrans_collapse`; `tcp.retrans_collapse`).
+    pub retrans_collapse: bool,
     pub rto_model: RtoModel,
     pub rto_min: Duration,
     pub rto_initial: Duration,
@@ -247,6 +250,7 @@ impl TcpConfig {
             cc: CcAlgorithm::NewReno,
             reduction_base: ReductionBase::Cwnd,
             cwnd_reduction: CwndReduction::Immediate,
+            retrans_collapse: false,
             rto_model: RtoModel::Linux,
             rto_min: ms(200),
             rto_initial: ms(3000),
@@ -308,6 +312,7 @@ impl TcpConfig {
                 initial_window: 10,
                 cc: CcAlgorithm::Cubic,
                 cwnd_reduction: CwndReduction::Prr,
+                retrans_collapse: true,
                 clock_granularity: Duration::from_micros(1),
                 clock_hz: Some(250),
                 rto_initial: ms(1000),

@@ -140,3 +140,69 @@ fn hz250_rto_is_whole_jiffies_and_fires_on_the_level_1_grid() {
         assert_data(&p, &out[0].1, 0, 100);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Retransmission collapse
+
+#[test]
+fn an_rto_retransmission_collapses_every_unacked_write_into_one_segment() {
+    for collapse in [true, false] {
+        let mut c = linux(CwndReduction::Prr);
+        c.mechanisms = Mechanisms::default();
+        c.retrans_collapse = collapse;
+        let (mut ep, mut p) = client(c, sack_opts(1000), ms(100));
+        for t in [1000, 1140, 1280] {
+            ep.write(ms(t), &[1u8; 100]).unwrap();
+            assert_eq!(drain(&mut ep, ms(t)).len(), 1);
+        }
+        events(&mut ep);
+        // RTO 300 ms from the first send (timer restarted on nothing: it runs from 1000)
+        let out = run_until(&mut ep, ms(1300));
+        assert_eq!(out.len(), 1, "cwnd 1 after the RTO");
+        let end = if collapse { 300 } else { 100 };
+        assert_data(&p, &out[0].1, 0, end);
+        if collapse {
+            // nothing is left to repair once that one segment is acknowledged
+            ep.handle_segment(ms(1400), p.ack(300));
+            assert!(drain(&mut ep, ms(1400)).is_empty());
+            assert_eq!(ep.stats().retransmissions_rto, 1);
+        } else {
+            ep.handle_segment(ms(1400), p.ack(100));
+            assert_eq!(drain(&mut ep, ms(1400)).len(), 2, "B and C go one by one");
+        }
+    }
+}
+
+#[test]
+fn collapse_stops_at_a_sacked_segment_and_at_the_mss() {
+    let mut c = linux(CwndReduction::Prr);
+    c.mechanisms = Mechanisms::default();
+    c.retrans_collapse = true;
+    let (mut ep, mut p) = client(c, sack_opts(1000), ms(100));
+    for (i, t) in [1000u64, 1010, 1020, 1030].into_iter().enumerate() {
+        let n = if i == 1 { 600 } else { 300 };
+        ep.write(ms(t), &vec![1u8; n]).unwrap();
+        assert_eq!(drain(&mut ep, ms(t)).len(), 1);
+    }
+    // segments [0,300) [300,900) [900,1200) [1200,1500); the last is SACKed
+    ep.handle_segment(ms(1130), p.sack(0, &[(1200, 1500)]));
+    events(&mut ep);
+    let out = run_until(&mut ep, ms(1400));
+    // [0,300)+[300,900) = 900 ≤ 1000, + [900,1200) would be 1200 > MSS
+    assert_data(&p, &out[0].1, 0, 900);
+}
+
+#[test]
+fn collapse_does_not_absorb_a_sacked_segment() {
+    let mut c = linux(CwndReduction::Prr);
+    c.mechanisms = Mechanisms::default();
+    c.retrans_collapse = true;
+    let (mut ep, mut p) = client(c, sack_opts(1000), ms(100));
+    for t in [1000u64, 1010, 1020] {
+        ep.write(ms(t), &[1u8; 100]).unwrap();
+        assert_eq!(drain(&mut ep, ms(t)).len(), 1);
+    }
+    ep.handle_segment(ms(1110), p.sack(0, &[(100, 200)]));
+    let out = run_until(&mut ep, ms(1400));
+    assert_data(&p, &out[0].1, 0, 100);
+}

@@ -120,6 +120,10 @@ impl Endpoint {
             return None;
         }
         self.rec.force_retransmit = false;
+        if self.cfg.retrans_collapse {
+            let wnd_end = self.snd.una + self.snd_wnd;
+            self.snd.collapse(i, self.neg.send_mss as u64, wnd_end);
+        }
         let kind = self.rec.retransmit_kind();
         let s = self.snd.on_retransmit(i, now);
         let (end, payload) = self.rdb_on_retransmit(now, i); // RDB seed: bundle on retransmission

@@ -289,6 +289,38 @@ impl SendQueue {
             .position(|s| s.lost && !s.retrans && !s.sacked)
     }
 
+    /// Linux `tcp_retrans_try_collapse`: before entry `i` is retransmitted, merge the entries
+    /// after it into it while each is not SACKed, the merged payload stays within `max_len`
+    /// bytes and the merged end within `wnd_end` (the peer's window); a FIN ends the run.
+    /// Flags of merged entries leave the counters (they are part of `i` now). Returns how
+    /// many entries were merged.
+    pub fn collapse(&mut self, i: usize, max_len: u64, wnd_end: u64) -> u32 {
+        let mut merged = 0;
+        while let (Some(to), Some(next)) = (self.rtx.get(i), self.rtx.get(i + 1)) {
+            let len = (to.end - to.start) + (next.end - next.start);
+            if to.fin || next.sacked || len > max_len || next.end > wnd_end {
+                break;
+            }
+            let next = self.rtx.remove(i + 1).expect("checked above");
+            if next.lost {
+                self.lost_out -= 1;
+            }
+            if next.retrans {
+                self.retrans_out -= 1;
+            }
+            let to = &mut self.rtx[i];
+            let mut payload = BytesMut::with_capacity(len as usize);
+            payload.extend_from_slice(&to.payload);
+            payload.extend_from_slice(&next.payload);
+            to.payload = payload.freeze();
+            to.end = next.end;
+            to.fin = next.fin;
+            to.ever_retransmitted |= next.ever_retransmitted;
+            merged += 1;
+        }
+        merged
+    }
+
     /// Cumulative ACK up to `ack` (sequence-space offset, `una_seq < ack <= nxt_seq`).
     pub fn ack(&mut self, ack: u64) -> AckedSummary {
         let mut sum = AckedSummary::default();
