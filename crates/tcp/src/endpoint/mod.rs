@@ -23,6 +23,7 @@
 //! Linux, which accepts the SYN-ACK.
 
 pub mod delayed_ack;
+mod dsack_hooks;
 mod fsm;
 mod input;
 pub mod options;
@@ -127,6 +128,8 @@ pub struct Endpoint {
     ts_recent: u32,
     /// rcv_nxt (sequence space) in the last ACK we sent (RFC 7323 Last.ACK.sent).
     last_ack_sent: u64,
+    /// A duplicate to report as the first SACK block of the next segment (RFC 2883).
+    dsack_block: Option<(u64, u64)>,
 
     // --- machinery
     rtt: RttEstimator,
@@ -176,6 +179,7 @@ impl Endpoint {
             rcv_adv: 0,
             rcv_wnd: 0,
             ack_now: false,
+            dsack_block: None,
             delack: DelayedAck::new(cfg.delayed_ack, cfg.delayed_ack_timeout, cfg.mss),
             ts_recent: 0,
             last_ack_sent: 0,
@@ -184,7 +188,7 @@ impl Endpoint {
             backoff: 0,
             retries: 0,
             cc: Cc::new(&cfg),
-            rec: Recovery::new(cfg.limited_transmit, cfg.reduction_base, cfg.cwnd_reduction),
+            rec: Recovery::new(&cfg),
             timers: Timers::new(cfg.clock_hz.map(timer_wheel::TimerWheel::new)),
             thin: thin_hooks::ThinState::default(),
             rack_tlp: rack_tlp_hooks::RackTlpState::default(),
