@@ -382,6 +382,26 @@ impl Endpoint {
     }
 
     /// Congestion window, segments.
+    /// Check the endpoint's internal invariants (send queue and scoreboard, windows, the
+    /// window in force); `Err` names the first violation. O(queue length): for tests and fuzzing.
+    pub fn check_consistency(&self) -> Result<(), String> {
+        self.snd.check()?;
+        if self.cwnd() == 0 {
+            return Err("cwnd 0".into());
+        }
+        if self.rec.pipe(&self.snd) > self.snd.packets_out() + self.snd.retrans_out() {
+            return Err("pipe exceeds packets out".into());
+        }
+        if self.snd.unacked_len() > self.cfg.send_buffer as u64 {
+            return Err(format!(
+                "{} bytes buffered, buffer {}",
+                self.snd.unacked_len(),
+                self.cfg.send_buffer
+            ));
+        }
+        Ok(())
+    }
+
     pub fn cwnd(&self) -> u32 {
         self.rec.cwnd(&self.cc)
     }

@@ -116,8 +116,10 @@ mod tests {
 
     #[test]
     fn one_step_per_round_and_persistence_over_16_recoveries() {
-        let mut w = ReoWindow::default();
-        w.dsack_seen = true;
+        let mut w = ReoWindow {
+            dsack_seen: true,
+            ..ReoWindow::default()
+        };
         w.on_ack(10, 11);
         assert_eq!((w.steps, w.persist, w.last_delivered), (2, 16, 11));
         // a second D-SACK within the same round (prior_delivered < last_delivered) is dropped
