@@ -81,4 +81,8 @@ pub struct RunArgs {
     /// `DIR/pcap/<configuration>-rep<r>/` (flows with `capture = true` are captured anyway).
     #[arg(long)]
     pub capture: bool,
+    /// Exit with code 3 when some flow did not complete (never established, aborted, or
+    /// stopped by the drain bound with data undelivered); the results are written anyway.
+    #[arg(long)]
+    pub strict: bool,
 }

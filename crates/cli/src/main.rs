@@ -8,6 +8,7 @@
 mod analyze;
 mod args;
 mod error;
+mod health;
 mod output;
 mod paths;
 mod progress;

@@ -118,11 +118,18 @@ impl Results<'_> {
             .filter_map(move |r| r.flows.get(flow))
     }
 
-    /// Pooled application-latency samples of one (configuration, flow).
-    pub fn pooled_app_latency(&self, config: usize, flow: usize) -> Vec<f64> {
-        self.flow_runs(config, flow)
+    /// Pooled application-latency samples of one (configuration, flow): the delivered
+    /// writes' latencies, then the censored lower bounds of the undelivered ones.
+    pub fn pooled_app_latency(&self, config: usize, flow: usize) -> (Vec<f64>, Vec<f64>) {
+        let exact = self
+            .flow_runs(config, flow)
             .flat_map(|f| f.app_latency_ms.iter().copied())
-            .collect()
+            .collect();
+        let censored = self
+            .flow_runs(config, flow)
+            .flat_map(|f| f.app_censored_ms.iter().copied())
+            .collect();
+        (exact, censored)
     }
 
     /// Lines of the CDF: (configuration label, flow, label for the legend, samples).
@@ -136,12 +143,10 @@ impl Results<'_> {
                 } else {
                     c.label()
                 };
-                out.push((
-                    c.label(),
-                    name.clone(),
-                    label,
-                    self.pooled_app_latency(i, *f),
-                ));
+                // Undelivered writes stay in the CDF at their lower bound (censored).
+                let (mut samples, censored) = self.pooled_app_latency(i, *f);
+                samples.extend(censored);
+                out.push((c.label(), name.clone(), label, samples));
             }
         }
         out
@@ -230,7 +235,7 @@ impl Results<'_> {
             .map(|(k, _)| k)
             .collect();
         let mut header: Vec<String> = param_keys.iter().map(|k| k.to_string()).collect();
-        header.extend(["repetition", "seed", "flow"].map(String::from));
+        header.extend(["repetition", "seed", "flow", "status", "status_reason"].map(String::from));
         header.extend(metric_names);
         w.write_record(&header)?;
         for r in self.runs {
@@ -240,7 +245,13 @@ impl Results<'_> {
                     .iter()
                     .map(|(_, v)| display_value(v))
                     .collect();
-                row.extend([r.repetition.to_string(), r.seed.to_string(), f.name.clone()]);
+                row.extend([
+                    r.repetition.to_string(),
+                    r.seed.to_string(),
+                    f.name.clone(),
+                    f.metrics.status.to_string(),
+                    f.metrics.status_reason.clone().unwrap_or_default(),
+                ]);
                 row.extend(
                     f.metrics
                         .scalars()

@@ -3,7 +3,7 @@
 //! configurations × repetitions in parallel, write the results and print the summary table.
 
 use crate::args::RunArgs;
-use crate::error::BadInput;
+use crate::error::{BadInput, Incomplete};
 use crate::output::Results;
 use crate::paths::{parse_assignment, set_path};
 use crate::progress::Progress;
@@ -91,10 +91,22 @@ pub fn run(args: RunArgs) -> Result<()> {
         runs: &runs,
     };
     results.write(&out)?;
+    let problems = crate::health::problems(&results);
     if !args.quiet {
-        print!("{}", crate::table::render(&results));
+        print!("{}", crate::table::render(&results, &problems));
         let plural = if runs.len() == 1 { "" } else { "s" };
         println!("{} run{plural}; results in {}", runs.len(), out.display());
+    }
+    for line in crate::health::warnings(&results, &problems) {
+        eprintln!("{line}");
+    }
+    if args.strict && !problems.is_empty() {
+        return Err(Incomplete(format!(
+            "--strict: {} configuration/flow pair(s) did not complete (results in {})",
+            problems.len(),
+            out.display()
+        ))
+        .into());
     }
     Ok(())
 }
