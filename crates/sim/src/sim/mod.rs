@@ -104,6 +104,8 @@ struct FlowSim {
     /// When the data sender's connection was established (the source started).
     established_at: Option<u64>,
     done: bool,
+    /// When the flow became done (complete or dead).
+    done_at: Option<u64>,
     start: u64,
 }
 
@@ -151,6 +153,7 @@ impl<'a> Sim<'a> {
                     source_started: false,
                     established_at: None,
                     done: false,
+                    done_at: None,
                     start,
                 }
             })
@@ -428,6 +431,7 @@ impl<'a> Sim<'a> {
         }
         if !fl.done && flow_done(fl) {
             fl.done = true;
+            fl.done_at = Some(now);
             *done += 1;
         }
     }
@@ -452,10 +456,16 @@ impl<'a> Sim<'a> {
                 let sender_stats: Stats = stats(fl.sender);
                 let receiver_stats: Stats = stats(1 - fl.sender);
                 let (status, status_reason) = flow_status(&fl, stop, drain_bound_hit);
+                let fl_done_at = fl.done_at;
                 let mut rec = fl.recorder;
                 rec.set_spurious_retransmissions(sender_stats.spurious_retransmissions);
                 let mut records = rec.finish();
-                records.observed_until = Some(end);
+                // Undelivered writes are censored at the end of the run; a completed flow has
+                // none, and its record ends when it did (independent of the other flows).
+                records.observed_until = Some(match status {
+                    FlowStatus::Completed => Instant::from_nanos(fl_done_at.unwrap_or(now)),
+                    _ => end,
+                });
                 // Active time: connect → last delivery (the end of the run if none), so that
                 // goodput counts only what was delivered within it (never above the link rate).
                 let active_end = records.last_delivery.map_or(now, |t| t.as_nanos());
