@@ -33,6 +33,7 @@ pub mod reassembly;
 pub mod select_window;
 pub mod send_queue;
 mod thin_hooks;
+pub mod timer_wheel;
 pub mod timers;
 
 use crate::cc::{Cc, CongestionControl};
@@ -183,8 +184,8 @@ impl Endpoint {
             backoff: 0,
             retries: 0,
             cc: Cc::new(&cfg),
-            rec: Recovery::new(cfg.limited_transmit),
-            timers: Timers::default(),
+            rec: Recovery::new(cfg.limited_transmit, cfg.reduction_base, cfg.cwnd_reduction),
+            timers: Timers::new(cfg.clock_hz.map(timer_wheel::TimerWheel::new)),
             thin: thin_hooks::ThinState::default(),
             rack_tlp: rack_tlp_hooks::RackTlpState::default(),
             events: VecDeque::new(),
@@ -378,7 +379,7 @@ impl Endpoint {
 
     /// Congestion window, segments.
     pub fn cwnd(&self) -> u32 {
-        self.cc.cwnd()
+        self.rec.cwnd(&self.cc)
     }
     pub fn ssthresh(&self) -> u32 {
         self.cc.ssthresh()
@@ -533,7 +534,7 @@ impl Endpoint {
                 });
                 // RFC 6298 §5.6: restart with the backed-off RTO (the retransmission itself
                 // goes out at the next `poll_transmit`).
-                self.timers.set(TimerKind::Rto, now + self.rto());
+                self.timers.arm(TimerKind::Rto, now, self.rto());
             }
         }
     }
@@ -551,6 +552,6 @@ impl Endpoint {
         }
         self.persist_backoff += 1;
         let d = backed_off(self.rtt.rto(), self.persist_backoff, self.cfg.rto_max);
-        self.timers.set(TimerKind::Persist, now + d);
+        self.timers.arm(TimerKind::Persist, now, d);
     }
 }

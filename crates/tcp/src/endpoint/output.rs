@@ -110,16 +110,20 @@ impl Endpoint {
             self.syn_sent_at = Some(now);
         }
         let rto = backed_off(self.rtt.rto(), self.backoff, self.cfg.rto_max);
-        self.timers.set(TimerKind::Rto, now + rto);
+        self.timers.arm(TimerKind::Rto, now, rto);
         Some(self.emit(now, seg, SendKind::Handshake, 0, 0))
     }
 
     fn send_retransmission(&mut self, now: Instant) -> Option<Segment> {
         let i = self.snd.first_to_retransmit()?;
-        if !self.rec.force_retransmit && self.rec.pipe(&self.snd) >= self.cc.cwnd() {
+        if !self.rec.force_retransmit && self.rec.pipe(&self.snd) >= self.rec.cwnd(&self.cc) {
             return None;
         }
         self.rec.force_retransmit = false;
+        if self.cfg.retrans_collapse {
+            let wnd_end = self.snd.una + self.snd_wnd;
+            self.snd.collapse(i, self.neg.send_mss as u64, wnd_end);
+        }
         let kind = self.rec.retransmit_kind();
         let s = self.snd.on_retransmit(i, now);
         let (end, payload) = self.rdb_on_retransmit(now, i); // RDB seed: bundle on retransmission
@@ -150,7 +154,7 @@ impl Endpoint {
             return None;
         }
         // a TLP probe of new data ignores cwnd (Linux tcp_write_xmit push_one = 2)
-        if self.rec.cwnd_usage(&self.snd) >= self.cc.cwnd() && !self.rack_tlp.probing {
+        if self.rec.cwnd_usage(&self.snd) >= self.rec.cwnd(&self.cc) && !self.rack_tlp.probing {
             return None;
         }
         let mss = self.neg.send_mss as u64;
@@ -161,7 +165,7 @@ impl Endpoint {
             // window-limited: with nothing in flight to bring a window update, persist
             if self.snd.is_empty() && !self.timers.is_armed(TimerKind::Persist) {
                 let d = backed_off(self.rtt.rto(), self.persist_backoff, self.cfg.rto_max);
-                self.timers.set(TimerKind::Persist, now + d);
+                self.timers.arm(TimerKind::Persist, now, d);
             }
             return None;
         }
@@ -200,8 +204,9 @@ impl Endpoint {
     /// Bookkeeping for any data/FIN transmission: RFC 6298 §5.1 timer arming.
     pub(super) fn on_data_sent(&mut self, now: Instant) {
         self.last_send = Some(now);
+        self.rec.on_transmit(); // PRR's prr_out
         if rto::arm_on_send(self.timers.is_armed(TimerKind::Rto)) {
-            self.timers.set(TimerKind::Rto, now + self.rto());
+            self.timers.arm(TimerKind::Rto, now, self.rto());
         }
     }
 

@@ -173,7 +173,14 @@ impl Endpoint {
         let reo = self.rack_reo_wnd();
         let (newly, wait) = rack::detect_loss(&mut self.snd, &self.rack_tlp.rack, now, reo);
         match wait {
-            Some(d) => self.timers.set(TimerKind::Reorder, now + d),
+            Some(d) => {
+                // Linux tcp_rack_reo_timeout arms remaining + TCP_TIMEOUT_MIN (2 jiffies)
+                let slack = self
+                    .timers
+                    .wheel()
+                    .map_or(Duration::ZERO, |w| 2 * w.jiffy());
+                self.timers.arm(TimerKind::Reorder, now, d + slack)
+            }
             None => self.timers.stop(TimerKind::Reorder),
         }
         if newly > 0 && self.rec.phase == Phase::Open {
@@ -193,7 +200,12 @@ impl Endpoint {
     /// The reorder timer expired (RFC 8985 §6.3, Linux `tcp_rack_reo_timeout`).
     pub(super) fn on_reorder_timer(&mut self, now: Instant) {
         if self.rack_active() && self.is_synchronized() && !self.snd.is_empty() {
+            let phase_before = self.rec.phase;
             self.rack_detect_and_arm(now);
+            if phase_before == Phase::Open && self.rec.phase == Phase::Recovery {
+                // Linux tcp_rack_reo_timeout: tcp_cwnd_reduction(sk, 1, 0, 0)
+                self.rec.prr_on_ack(&self.snd, &self.cc, 1, 0, false);
+            }
         }
     }
 
@@ -223,12 +235,15 @@ impl Endpoint {
             self.timers.stop(TimerKind::Tlp);
             return;
         }
-        let at = tlp::pto(
-            now,
-            self.rtt.srtt(),
-            self.snd.packets_out(),
-            self.timers.get(TimerKind::Rto),
-        );
+        let rto_at = self.timers.get(TimerKind::Rto);
+        let at = match self.timers.wheel() {
+            None => tlp::pto(now, self.rtt.srtt(), self.snd.packets_out(), rto_at),
+            Some(w) => {
+                let d = tlp::pto_jiffies(w, self.rtt.srtt(), self.snd.packets_out());
+                let at = self.timers.fire_at(now, d);
+                rto_at.map_or(at, |r| at.min(r.max(now)))
+            }
+        };
         self.timers.set(TimerKind::Tlp, at);
     }
 
@@ -257,7 +272,7 @@ impl Endpoint {
         }
         let room = (self.snd.una + self.snd_wnd).saturating_sub(self.snd.nxt);
         self.rack_tlp.probe = Some(tlp::choose(self.snd.unsent_len(), room));
-        self.timers.set(TimerKind::Rto, now + self.rto());
+        self.timers.arm(TimerKind::Rto, now, self.rto());
     }
 
     /// The RTO timer expired. If the probe timer expires at the same instant (the probe

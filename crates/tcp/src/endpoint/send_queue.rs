@@ -88,6 +88,8 @@ pub struct SendQueue {
     sacked_out: u32,
     lost_out: u32,
     retrans_out: u32,
+    /// Segments marked lost so far, lost retransmissions included (Linux `tp->lost`).
+    losses: u64,
 }
 
 impl SendQueue {
@@ -105,6 +107,7 @@ impl SendQueue {
             sacked_out: 0,
             lost_out: 0,
             retrans_out: 0,
+            losses: 0,
         }
     }
 
@@ -148,6 +151,11 @@ impl SendQueue {
     }
     pub fn retrans_out(&self) -> u32 {
         self.retrans_out
+    }
+    /// Segments marked lost since the connection began, each lost retransmission counted
+    /// again (Linux `tp->lost`): the difference across an ACK is what it newly marked lost.
+    pub fn losses(&self) -> u64 {
+        self.losses
     }
     pub fn is_empty(&self) -> bool {
         self.rtx.is_empty()
@@ -230,6 +238,7 @@ impl SendQueue {
         }
         s.lost = true;
         self.lost_out += 1;
+        self.losses += 1;
     }
 
     /// RTO: every un-SACKed segment is lost and no retransmission is in flight any more.
@@ -250,6 +259,7 @@ impl SendQueue {
             if !s.sacked && !s.lost {
                 s.lost = true;
                 self.lost_out += 1;
+                self.losses += 1;
             }
         }
     }
@@ -261,6 +271,7 @@ impl SendQueue {
         if s.lost && s.retrans {
             s.retrans = false;
             self.retrans_out -= 1;
+            self.losses += 1;
         }
     }
 
@@ -276,6 +287,38 @@ impl SendQueue {
         self.rtx
             .iter()
             .position(|s| s.lost && !s.retrans && !s.sacked)
+    }
+
+    /// Linux `tcp_retrans_try_collapse`: before entry `i` is retransmitted, merge the entries
+    /// after it into it while each is not SACKed, the merged payload stays within `max_len`
+    /// bytes and the merged end within `wnd_end` (the peer's window); a FIN ends the run.
+    /// Flags of merged entries leave the counters (they are part of `i` now). Returns how
+    /// many entries were merged.
+    pub fn collapse(&mut self, i: usize, max_len: u64, wnd_end: u64) -> u32 {
+        let mut merged = 0;
+        while let (Some(to), Some(next)) = (self.rtx.get(i), self.rtx.get(i + 1)) {
+            let len = (to.end - to.start) + (next.end - next.start);
+            if to.fin || next.sacked || len > max_len || next.end > wnd_end {
+                break;
+            }
+            let next = self.rtx.remove(i + 1).expect("checked above");
+            if next.lost {
+                self.lost_out -= 1;
+            }
+            if next.retrans {
+                self.retrans_out -= 1;
+            }
+            let to = &mut self.rtx[i];
+            let mut payload = BytesMut::with_capacity(len as usize);
+            payload.extend_from_slice(&to.payload);
+            payload.extend_from_slice(&next.payload);
+            to.payload = payload.freeze();
+            to.end = next.end;
+            to.fin = next.fin;
+            to.ever_retransmitted |= next.ever_retransmitted;
+            merged += 1;
+        }
+        merged
     }
 
     /// Cumulative ACK up to `ack` (sequence-space offset, `una_seq < ack <= nxt_seq`).
