@@ -85,4 +85,8 @@ pub struct RunArgs {
     /// stopped by the drain bound with data undelivered); the results are written anyway.
     #[arg(long)]
     pub strict: bool,
+    /// Run even when the resource estimate says the runs will not fit in memory, and write
+    /// into a non-empty folder that holds other results.
+    #[arg(long)]
+    pub force: bool,
 }

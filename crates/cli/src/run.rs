@@ -83,7 +83,12 @@ pub fn run(args: RunArgs) -> Result<()> {
             });
         }
     }
-    let runs = execute(&prepared, &jobs, args.jobs.map(usize::from), args.quiet)?;
+    let threads = threads(args.jobs.map(usize::from), jobs.len());
+    let estimate = crate::estimate::estimate(&prepared, &jobs, threads);
+    if !args.force {
+        crate::estimate::check(&estimate, crate::resources::memory_limit(), jobs.len())?;
+    }
+    let runs = execute(&prepared, &jobs, Some(threads), args.quiet)?;
     let results = Results {
         scenario: &prepared.name,
         overrides: &sets,
@@ -146,6 +151,13 @@ pub fn prepare(mut doc: toml::Value, fixed: &[String], origin: &str) -> Result<P
     })
 }
 
+/// Worker threads for `jobs` runs: `requested`, else the available cores; at most one per run.
+pub fn threads(requested: Option<usize>, jobs: usize) -> usize {
+    requested
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, jobs.max(1))
+}
+
 /// Runs `jobs` on `threads` worker threads (default: available cores) with a progress bar
 /// unless `quiet`; results in job order.
 pub fn execute(
@@ -154,9 +166,7 @@ pub fn execute(
     threads: Option<usize>,
     quiet: bool,
 ) -> Result<Vec<runner::RunOutput>> {
-    let threads = threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, jobs.len().max(1));
+    let threads = self::threads(threads, jobs.len());
     let total: Duration = jobs
         .iter()
         .map(|j| prepared.scenarios[j.config].duration)

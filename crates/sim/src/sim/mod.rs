@@ -547,19 +547,15 @@ fn flow_status(fl: &FlowSim, stop: u64, drain_bound_hit: bool) -> (FlowStatus, O
         };
         return (FlowStatus::NeverEstablished, Some(reason));
     }
-    let pending = format!("{undelivered} write(s) undelivered");
     match error {
-        Some((ep, err)) => (
-            FlowStatus::Aborted,
-            Some(format!("{}; {pending}", why_dead(ep, err))),
-        ),
+        Some((ep, err)) => (FlowStatus::Aborted, Some(why_dead(ep, err))),
         None if drain_bound_hit => (
             FlowStatus::DrainBoundHit,
-            Some(format!("the drain bound ended the run; {pending}")),
+            Some("the drain bound ended the run with data in flight".into()),
         ),
         None => (
             FlowStatus::Aborted,
-            Some(format!("the simulation stalled; {pending}")),
+            Some("the simulation stalled with data undelivered".into()),
         ),
     }
 }
