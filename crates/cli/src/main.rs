@@ -8,10 +8,14 @@
 mod analyze;
 mod args;
 mod error;
+mod estimate;
+mod health;
+mod memguard;
 mod output;
 mod paths;
 mod progress;
 mod reproduce;
+mod resources;
 mod run;
 mod runner;
 mod sweep;
@@ -24,6 +28,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
+    memguard::start();
     let result = match cli.command {
         args::Command::Run(a) => run::run(a),
         args::Command::Analyze(a) => analyze::analyze(a),

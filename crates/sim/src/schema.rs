@@ -11,7 +11,7 @@ use serde::Deserialize;
 pub struct RawScenario {
     pub name: String,
     #[serde(default)]
-    pub seed: Option<u64>,
+    pub seed: Option<crate::units::SeedValue>,
     pub duration: DurationValue,
     #[serde(default)]
     pub repetitions: Option<u32>,
