@@ -81,4 +81,8 @@ pub struct RunArgs {
     /// `DIR/pcap/<configuration>-rep<r>/` (flows with `capture = true` are captured anyway).
     #[arg(long)]
     pub capture: bool,
+    /// `sim` (virtual time, thinlab's TCP) or `emu` (real time over network namespaces and
+    /// the kernel's TCP; needs root) [default: the scenario's `backend`, else sim].
+    #[arg(long, value_name = "sim|emu")]
+    pub backend: Option<String>,
 }

@@ -24,6 +24,7 @@ pub mod kernel_app;
 pub mod netns;
 pub mod packet;
 pub mod records;
+pub mod signal;
 pub mod stats;
 pub mod support;
 pub mod sys;
