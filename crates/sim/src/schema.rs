@@ -155,6 +155,8 @@ pub struct RawTcp {
     #[serde(default)]
     pub thin_detection: Option<String>,
     #[serde(default)]
+    pub cwnd_reduction: Option<String>,
+    #[serde(default)]
     pub send_buffer: Option<SizeValue>,
     #[serde(default)]
     pub recv_buffer: Option<SizeValue>,

@@ -8,7 +8,8 @@ use crate::error::ScenarioError;
 use crate::features::{self, Feature};
 use crate::schema::RawTcp;
 use thinlab_tcp::{
-    CcAlgorithm, DelayedAckModel, Mechanisms, Profile, RdbVariant, TcpConfig, ThinDetection,
+    CcAlgorithm, CwndReduction, DelayedAckModel, Mechanisms, Profile, RdbVariant, TcpConfig,
+    ThinDetection,
 };
 
 const MECHANISMS: [&str; 7] = [
@@ -206,6 +207,15 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
         } else {
             ThinDetection::Dpifl
         };
+    }
+    if let Some(v) = t.cwnd_reduction.as_deref() {
+        c.cwnd_reduction = CwndReduction::from_name(v).ok_or_else(|| {
+            ScenarioError::invalid(
+                key("cwnd_reduction"),
+                format!("\"{v}\""),
+                "\"prr\" (RFC 6937, the linux profile's) or \"immediate\" (cwnd = ssthresh at once)",
+            )
+        })?;
     }
     for (name, v, slot) in [
         ("send_buffer", t.send_buffer, &mut c.send_buffer),

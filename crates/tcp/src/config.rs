@@ -18,7 +18,7 @@ pub enum Profile {
     /// initial window per RFC 3390, delayed ACK every second segment or 200 ms.
     Rfc,
     /// Modern Linux (5.x/6.x defaults): CUBIC, initial window 10, SACK, timestamps, RACK-TLP
-    /// (RFC 8985), RTO = SRTT + max(200 ms, 4·mdev) with initial RTO 1 s, Linux delayed ACK,
+    /// (RFC 8985), PRR (RFC 6937), RTO = SRTT + max(200 ms, 4·mdev) with initial RTO 1 s, Linux delayed ACK,
     /// large buffers (tcp_wmem/tcp_rmem maxima 4 MB / 6 MB).
     Linux,
 }
@@ -131,6 +131,43 @@ pub enum RdbVariant {
     Adaptive,
 }
 
+/// What the multiplicative decrease of a congestion event applies to (`ssthresh = f(base)`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ReductionBase {
+    /// The congestion window at the event: Linux (`tcp_reno_ssthresh`,
+    /// `bictcp_recalc_ssthresh`), FreeBSD (`min(snd_wnd, snd_cwnd) / 2`), ns-2 (`window()`).
+    #[default]
+    Cwnd,
+    /// RFC 5681 eq. (4) FlightSize: the packets in flight (`pipe` plus SACKed segments).
+    /// Can exceed cwnd after a SACK recovery, so a later episode's ssthresh can exceed the
+    /// window it replaces; only the `rfc` profile uses it.
+    FlightSize,
+}
+
+/// How fast recovery brings cwnd down to ssthresh (`tcp.cwnd_reduction`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CwndReduction {
+    /// cwnd = ssthresh on entering recovery; the pipe is counted against it (RFC 6675 as
+    /// Linux 2.6.22 ran it).
+    #[default]
+    Immediate,
+    /// Proportional Rate Reduction (RFC 6937, Linux ≥ 3.2); see [`crate::recovery::prr`].
+    Prr,
+}
+
+impl CwndReduction {
+    pub const ALL: [CwndReduction; 2] = [CwndReduction::Immediate, CwndReduction::Prr];
+    pub fn name(self) -> &'static str {
+        match self {
+            CwndReduction::Immediate => "immediate",
+            CwndReduction::Prr => "prr",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<CwndReduction> {
+        CwndReduction::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
 /// Every knob of one endpoint. Build it with [`TcpConfig::from_profile`] and override fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -149,6 +186,10 @@ pub struct TcpConfig {
     /// Limited Transmit (RFC 3042): send new data on the first two duplicate ACKs.
     pub limited_transmit: bool,
     pub cc: CcAlgorithm,
+    /// What ssthresh is computed from on a congestion event (config only).
+    pub reduction_base: ReductionBase,
+    /// How fast recovery reduces cwnd (`tcp.cwnd_reduction`).
+    pub cwnd_reduction: CwndReduction,
     pub rto_model: RtoModel,
     pub rto_min: Duration,
     pub rto_initial: Duration,
@@ -200,6 +241,8 @@ impl TcpConfig {
             initial_window: 3,
             limited_transmit: true,
             cc: CcAlgorithm::NewReno,
+            reduction_base: ReductionBase::Cwnd,
+            cwnd_reduction: CwndReduction::Immediate,
             rto_model: RtoModel::Linux,
             rto_min: ms(200),
             rto_initial: ms(3000),
@@ -247,6 +290,7 @@ impl TcpConfig {
                 ..base
             },
             Profile::Rfc => TcpConfig {
+                reduction_base: ReductionBase::FlightSize,
                 rto_model: RtoModel::Rfc6298,
                 rto_min: ms(1000),
                 rto_initial: ms(1000),
@@ -258,6 +302,7 @@ impl TcpConfig {
             Profile::Linux => TcpConfig {
                 initial_window: 10,
                 cc: CcAlgorithm::Cubic,
+                cwnd_reduction: CwndReduction::Prr,
                 rto_initial: ms(1000),
                 send_buffer: 4 * 1024 * 1024,
                 recv_buffer: 6 * 1024 * 1024,

@@ -23,8 +23,8 @@ pub mod time;
 pub mod wire;
 
 pub use config::{
-    CcAlgorithm, DelayedAckModel, LinearTimeouts, Mechanisms, Profile, RdbVariant, RtoModel,
-    TcpConfig, ThinDetection,
+    CcAlgorithm, CwndReduction, DelayedAckModel, LinearTimeouts, Mechanisms, Profile, RdbVariant,
+    ReductionBase, RtoModel, TcpConfig, ThinDetection,
 };
 pub use endpoint::{Endpoint, EndpointError, State};
 pub use event::{Event, SendKind};

@@ -52,7 +52,27 @@ fn fast_retransmit_after_exactly_three_dupacks() {
     ep.handle_segment(ms(1200), p.ack(5000));
     assert_eq!(ep.recovery_phase(), Phase::Open);
     assert_eq!(ep.cwnd(), ep.ssthresh());
-    assert_eq!(ep.ssthresh(), 2, "half of the 5 segments in flight");
+    assert_eq!(
+        ep.ssthresh(),
+        5,
+        "half of cwnd 10 (Linux tcp_reno_ssthresh)"
+    );
+}
+
+#[test]
+fn rfc_reduction_halves_the_flight_size_not_cwnd() {
+    let mut c = no_lt();
+    c.reduction_base = thinlab_tcp::ReductionBase::FlightSize;
+    let (mut ep, mut p) = sent(c, mss_opts(1000), 5);
+    for i in 1..=3 {
+        ep.handle_segment(ms(1100 + i), p.ack(0));
+    }
+    assert_eq!(ep.recovery_phase(), Phase::Recovery);
+    assert_eq!(
+        ep.ssthresh(),
+        2,
+        "half of the 5 segments in flight (RFC 5681 eq. 4)"
+    );
 }
 
 #[test]

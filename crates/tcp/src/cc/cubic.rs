@@ -14,8 +14,9 @@
 //!   shrinks the window.
 //! * Fractional growth is kept in `frac` (segments, in [0, 1)); `cwnd` is the integer part, as
 //!   Linux keeps `snd_cwnd` integral and accumulates in `snd_cwnd_cnt`/`cnt`.
-//! * Multiplicative decrease (§4.6): ssthresh = max(⌊flight_size·β⌋, 2), β = 0.7; cwnd_prior =
-//!   cwnd; cwnd = ssthresh. flight_size is the endpoint's `in_flight`, as for Reno.
+//! * Multiplicative decrease (§4.6): ssthresh = max(⌊base·β⌋, 2), β = 0.7; cwnd_prior =
+//!   cwnd; cwnd = ssthresh. `base` is cwnd in the Linux profiles (Linux
+//!   `bictcp_recalc_ssthresh`), FlightSize in `rfc` (`TcpConfig::reduction_base`).
 //!   Fast convergence (§4.7): W_max = cwnd·(1 + β)/2 if cwnd < the previous W_max, else cwnd.
 //! * Recovery exit: cwnd = ssthresh (as the Reno family here).
 //! * RTO (§4.8): ssthresh as in §4.6 (held on a repeated RTO before new data is acknowledged,

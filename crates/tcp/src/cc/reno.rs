@@ -9,12 +9,13 @@
 //! * Growth only while cwnd-limited: `in_flight` (before the ACK) ≥ cwnd, Linux 2.6.22
 //!   `tcp_is_cwnd_limited` without GSO (RFC 5681 §4.1/RFC 7661 intent). An application-limited
 //!   thin stream therefore keeps its initial window.
-//! * Loss by dupACK/SACK: ssthresh = max(in_flight/2, 2), cwnd = ssthresh (RFC 5681 eq. (4);
+//! * Loss by dupACK/SACK: ssthresh = max(base/2, 2), cwnd = ssthresh (RFC 5681 eq. (4);
 //!   RFC 6582 §3.2 step 3 without the "+3" inflation). There is no window inflation or
 //!   deflation per duplicate/partial ACK: as in Linux, the endpoint's recovery counts the
 //!   packets in flight (RFC 6675 pipe or NewReno `sacked_out`) against this cwnd instead.
-//!   Exit: cwnd = ssthresh.
-//! * RTO: ssthresh = max(in_flight/2, 2), cwnd = 1 (RFC 5681 §3.1 loss window). A further RTO
+//!   Exit: cwnd = ssthresh. `base` is what the endpoint's `ReductionBase` says: cwnd (Linux
+//!   `tcp_reno_ssthresh`, every profile but `rfc`) or FlightSize (RFC 5681, `rfc`).
+//! * RTO: ssthresh = max(base/2, 2), cwnd = 1 (RFC 5681 §3.1 loss window). A further RTO
 //!   before any new data is acknowledged keeps ssthresh (RFC 5681 §3.1: ssthresh is held
 //!   constant when a segment already retransmitted by the timer times out again; Linux
 //!   `tcp_enter_loss` recomputes it only when `icsk_retransmits` is 0).

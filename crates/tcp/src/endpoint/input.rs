@@ -48,6 +48,9 @@ impl Endpoint {
             self.stats.duplicate_acks_received += 1;
         }
         let in_flight_before = self.rec.pipe(&self.snd);
+        // what this ACK delivers (PRR): packets that left the queue plus newly SACKed ones
+        let (packets_before, left_before) = (self.snd.packets_out(), self.rec.left(&self.snd));
+        let losses_before = self.snd.losses();
         let data_una_before = self.snd.una;
         let fin_acked_before = self.snd.fin_acked;
         self.rack_before_ack(now, seg, a); // RACK: send times of delivered segments (rack_tlp_hooks.rs)
@@ -126,6 +129,17 @@ impl Endpoint {
         };
         let phase_before = self.rec.phase;
         let t = self.rec.on_ack(&mut self.snd, &mut self.cc, &ev);
+        let delivered = packets_before.saturating_sub(self.snd.packets_out()) as i64
+            + self.rec.left(&self.snd) as i64
+            - left_before as i64;
+        let newly_lost = (self.snd.losses() - losses_before) as u32;
+        self.rec.prr_on_ack(
+            &self.snd,
+            &self.cc,
+            delivered.max(0) as u32,
+            newly_lost,
+            acked_new,
+        );
         if acked_new && phase_before != Phase::Recovery && t != Transition::EnteredRecovery {
             self.cc
                 .on_ack(now, summary.segments, in_flight_before, ca_sample);

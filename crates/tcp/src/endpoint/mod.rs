@@ -183,7 +183,7 @@ impl Endpoint {
             backoff: 0,
             retries: 0,
             cc: Cc::new(&cfg),
-            rec: Recovery::new(cfg.limited_transmit),
+            rec: Recovery::new(cfg.limited_transmit, cfg.reduction_base, cfg.cwnd_reduction),
             timers: Timers::default(),
             thin: thin_hooks::ThinState::default(),
             rack_tlp: rack_tlp_hooks::RackTlpState::default(),
@@ -378,7 +378,7 @@ impl Endpoint {
 
     /// Congestion window, segments.
     pub fn cwnd(&self) -> u32 {
-        self.cc.cwnd()
+        self.rec.cwnd(&self.cc)
     }
     pub fn ssthresh(&self) -> u32 {
         self.cc.ssthresh()

@@ -116,7 +116,7 @@ impl Endpoint {
 
     fn send_retransmission(&mut self, now: Instant) -> Option<Segment> {
         let i = self.snd.first_to_retransmit()?;
-        if !self.rec.force_retransmit && self.rec.pipe(&self.snd) >= self.cc.cwnd() {
+        if !self.rec.force_retransmit && self.rec.pipe(&self.snd) >= self.rec.cwnd(&self.cc) {
             return None;
         }
         self.rec.force_retransmit = false;
@@ -150,7 +150,7 @@ impl Endpoint {
             return None;
         }
         // a TLP probe of new data ignores cwnd (Linux tcp_write_xmit push_one = 2)
-        if self.rec.cwnd_usage(&self.snd) >= self.cc.cwnd() && !self.rack_tlp.probing {
+        if self.rec.cwnd_usage(&self.snd) >= self.rec.cwnd(&self.cc) && !self.rack_tlp.probing {
             return None;
         }
         let mss = self.neg.send_mss as u64;
@@ -200,6 +200,7 @@ impl Endpoint {
     /// Bookkeeping for any data/FIN transmission: RFC 6298 §5.1 timer arming.
     pub(super) fn on_data_sent(&mut self, now: Instant) {
         self.last_send = Some(now);
+        self.rec.on_transmit(); // PRR's prr_out
         if rto::arm_on_send(self.timers.is_armed(TimerKind::Rto)) {
             self.timers.set(TimerKind::Rto, now + self.rto());
         }

@@ -252,7 +252,8 @@ impl Endpoint {
         if self.thin.rdb.cwr_high.is_some_and(|h| first_lost < h) || self.rec.phase != Phase::Open {
             return;
         }
-        self.cc.on_enter_recovery(now, in_flight);
+        let base = self.rec.reduction_base(&self.cc, in_flight);
+        self.cc.on_enter_recovery(now, base);
         self.cc.on_exit_recovery(now);
         self.thin.rdb.cwr_high = Some(self.snd.nxt);
         self.thin.rdb.cwr_events += 1;

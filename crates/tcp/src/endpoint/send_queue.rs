@@ -88,6 +88,8 @@ pub struct SendQueue {
     sacked_out: u32,
     lost_out: u32,
     retrans_out: u32,
+    /// Segments marked lost so far, lost retransmissions included (Linux `tp->lost`).
+    losses: u64,
 }
 
 impl SendQueue {
@@ -105,6 +107,7 @@ impl SendQueue {
             sacked_out: 0,
             lost_out: 0,
             retrans_out: 0,
+            losses: 0,
         }
     }
 
@@ -148,6 +151,11 @@ impl SendQueue {
     }
     pub fn retrans_out(&self) -> u32 {
         self.retrans_out
+    }
+    /// Segments marked lost since the connection began, each lost retransmission counted
+    /// again (Linux `tp->lost`): the difference across an ACK is what it newly marked lost.
+    pub fn losses(&self) -> u64 {
+        self.losses
     }
     pub fn is_empty(&self) -> bool {
         self.rtx.is_empty()
@@ -230,6 +238,7 @@ impl SendQueue {
         }
         s.lost = true;
         self.lost_out += 1;
+        self.losses += 1;
     }
 
     /// RTO: every un-SACKed segment is lost and no retransmission is in flight any more.
@@ -250,6 +259,7 @@ impl SendQueue {
             if !s.sacked && !s.lost {
                 s.lost = true;
                 self.lost_out += 1;
+                self.losses += 1;
             }
         }
     }
@@ -261,6 +271,7 @@ impl SendQueue {
         if s.lost && s.retrans {
             s.retrans = false;
             self.retrans_out -= 1;
+            self.losses += 1;
         }
     }
 

@@ -59,7 +59,7 @@ impl Endpoint {
     /// Whether new data could be sent now (unsent data, cwnd room, peer-window room).
     fn can_send_new(&self) -> bool {
         self.snd.unsent_len() > 0
-            && self.rec.cwnd_usage(&self.snd) < self.cc.cwnd()
+            && self.rec.cwnd_usage(&self.snd) < self.rec.cwnd(&self.cc)
             && self.snd.una + self.snd_wnd > self.snd.nxt
     }
 

@@ -20,6 +20,7 @@ pub mod dupack;
 pub mod early_retransmit;
 pub mod er_threshold;
 pub mod newreno;
+pub mod prr;
 pub mod rack;
 pub mod rto;
 pub mod sack;
@@ -27,9 +28,11 @@ pub mod thin_dupack;
 pub mod tlp;
 
 use crate::cc::{Cc, CongestionControl};
+use crate::config::{CwndReduction, ReductionBase};
 use crate::endpoint::send_queue::SendQueue;
 use crate::event::SendKind;
 use crate::time::Instant;
+use prr::{Prr, PrrAck};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Phase {
@@ -84,10 +87,20 @@ pub struct Recovery {
     pub next_episode_early: bool,
     /// The first retransmission of the current episode is `SendKind::Early`.
     early_first: bool,
+    /// What a congestion event's multiplicative decrease applies to.
+    pub reduction_base: ReductionBase,
+    /// How the window comes down during fast recovery.
+    pub cwnd_reduction: CwndReduction,
+    /// PRR's state while a fast-recovery episode runs with `CwndReduction::Prr`.
+    prr: Option<Prr>,
 }
 
 impl Recovery {
-    pub fn new(limited_transmit: bool) -> Self {
+    pub fn new(
+        limited_transmit: bool,
+        reduction_base: ReductionBase,
+        cwnd_reduction: CwndReduction,
+    ) -> Self {
         Recovery {
             phase: Phase::Open,
             recover: None,
@@ -98,11 +111,62 @@ impl Recovery {
             limited_transmit,
             next_episode_early: false,
             early_first: false,
+            reduction_base,
+            cwnd_reduction,
+            prr: None,
+        }
+    }
+
+    /// The congestion window in force: PRR's during a PRR episode, the controller's otherwise.
+    pub fn cwnd(&self, cc: &Cc) -> u32 {
+        match (&self.prr, self.phase) {
+            (Some(p), Phase::Recovery) => p.cwnd,
+            _ => cc.cwnd(),
+        }
+    }
+
+    /// A data segment was sent (PRR's `prr_out`).
+    pub fn on_transmit(&mut self) {
+        if let Some(p) = &mut self.prr {
+            p.on_sent();
+        }
+    }
+
+    /// PRR's window update for one ACK (or a reorder-timer expiry, which Linux counts as one
+    /// delivered segment); no-op outside a PRR episode.
+    pub fn prr_on_ack(
+        &mut self,
+        q: &SendQueue,
+        cc: &Cc,
+        delivered: u32,
+        newly_lost: u32,
+        una_advanced: bool,
+    ) {
+        if self.phase != Phase::Recovery {
+            return;
+        }
+        let pipe = self.pipe(q);
+        if let Some(p) = &mut self.prr {
+            p.on_ack(&PrrAck {
+                delivered,
+                newly_lost,
+                una_advanced,
+                pipe,
+                ssthresh: cc.ssthresh(),
+            });
+        }
+    }
+
+    /// The window a congestion event reduces: cwnd, or the RFC 5681 FlightSize `flight`.
+    pub fn reduction_base(&self, cc: &Cc, flight: u32) -> u32 {
+        match self.reduction_base {
+            ReductionBase::Cwnd => cc.cwnd(),
+            ReductionBase::FlightSize => flight,
         }
     }
 
     /// Segments that have left the network according to the scoreboard.
-    fn left(&self, q: &SendQueue) -> u32 {
+    pub fn left(&self, q: &SendQueue) -> u32 {
         if self.sack {
             q.sacked_out()
         } else {
@@ -226,8 +290,10 @@ impl Recovery {
         dupthresh: u32,
         early: bool,
     ) {
-        let in_flight = self.pipe(q) + self.left(q);
-        cc.on_enter_recovery(now, in_flight);
+        let base = self.reduction_base(cc, self.pipe(q) + self.left(q));
+        let prior_cwnd = cc.cwnd();
+        cc.on_enter_recovery(now, base);
+        self.prr = (self.cwnd_reduction == CwndReduction::Prr).then(|| Prr::start(prior_cwnd));
         self.phase = Phase::Recovery;
         self.recover = Some(nxt_seq);
         q.set_lost(0);
@@ -240,6 +306,7 @@ impl Recovery {
 
     fn exit(&mut self) {
         self.phase = Phase::Open;
+        self.prr = None;
         self.dupacks = 0;
         self.reno_sacked = 0;
         self.force_retransmit = false;
@@ -249,10 +316,11 @@ impl Recovery {
     /// The retransmission timer expired with data outstanding: enter Loss, mark everything
     /// lost (go-back-N) and let the first retransmission out regardless of cwnd.
     pub fn on_rto(&mut self, q: &mut SendQueue, cc: &mut Cc, now: Instant) {
-        let in_flight = self.pipe(q);
-        cc.on_rto(now, in_flight);
+        let base = self.reduction_base(cc, self.pipe(q));
+        cc.on_rto(now, base);
         q.mark_all_lost();
         self.phase = Phase::Loss;
+        self.prr = None;
         self.recover = Some(q.nxt_seq());
         self.dupacks = 0;
         self.reno_sacked = 0;
