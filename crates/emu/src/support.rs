@@ -15,6 +15,7 @@
 //! - every other key (timer models, delayed ACKs, buffers, RDB/thin-detection knobs) would
 //!   be silently ignored by the kernel, so it is refused (exit code 2 naming the key). The
 //!   `profile` only selects the defaults above; the kernel's own timers and algorithms run.
+//!   `delayed_ack = "linux"` and `cwnd_reduction = "prr"` are accepted: the kernel does that.
 
 use crate::error::EmuError;
 use serde::Serialize;
@@ -85,7 +86,12 @@ pub fn check_doc(doc: &toml::Value) -> Result<(), EmuError> {
             if TCP_KEYS.contains(&k.as_str()) {
                 continue;
             }
-            if k == "delayed_ack" && v.as_str() == Some("linux") {
+            // What Linux does anyway.
+            let linux = matches!(
+                (k.as_str(), v.as_str()),
+                ("delayed_ack", Some("linux")) | ("cwnd_reduction", Some("prr"))
+            );
+            if linux {
                 continue;
             }
             return Err(EmuError::unsupported(
@@ -166,4 +172,54 @@ pub fn resolve(s: &Scenario) -> Result<(Vec<SocketSettings>, NsSettings), EmuErr
     // The socket option does it per flow; the sysctl only if every flow asks.
     ns.thin_linear_timeouts = socks.iter().all(|s| s.linear_timeouts);
     Ok((socks, ns))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(tcp: &str) -> toml::Value {
+        toml::from_str(&format!("[[flow]]\ntcp = {{ {tcp} }}\n")).unwrap()
+    }
+
+    #[test]
+    fn keys_the_kernel_cannot_be_told_are_named() {
+        assert!(check_doc(&doc(
+            r#"profile = "linux", nodelay = true, mechanisms = ["tlp"]"#
+        ))
+        .is_ok());
+        assert!(check_doc(&doc(r#"delayed_ack = "linux", cwnd_reduction = "prr""#)).is_ok());
+        for (tcp, key) in [
+            (r#"rto_min = "10ms""#, "flow.0.tcp.rto_min"),
+            (r#"delayed_ack = "off""#, "flow.0.tcp.delayed_ack"),
+            (r#"send_buffer = 1000"#, "flow.0.tcp.send_buffer"),
+        ] {
+            match check_doc(&doc(tcp)) {
+                Err(EmuError::Unsupported { key: k, .. }) => assert_eq!(k, key),
+                other => panic!("{tcp}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn mechanisms_map_onto_kernel_settings() {
+        let s = |m: &str| {
+            Scenario::from_toml_str(&format!(
+                "name = \"x\"\nduration = \"1s\"\n[network]\nrtt = \"10ms\"\nbandwidth = \"1Mbit\"\n[[flow]]\napp = {{ kind = \"fixed\", payload_bytes = 1, interval = \"1s\" }}\ntcp = {{ profile = \"linux\", mechanisms = {m} }}\n"
+            ))
+            .unwrap()
+        };
+        let (socks, ns) = resolve(&s(r#"["linear-timeouts", "tlp"]"#)).unwrap();
+        assert_eq!(socks[0].cc, "cubic");
+        assert!(socks[0].linear_timeouts && ns.tlp && !ns.rack && ns.thin_linear_timeouts);
+        match resolve(&s(r#"["rdb"]"#)) {
+            Err(EmuError::Unsupported { key, value, .. }) => {
+                assert_eq!(
+                    (key.as_str(), value.as_str()),
+                    ("flow.0.tcp.mechanisms", "\"rdb\"")
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }
