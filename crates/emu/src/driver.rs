@@ -60,7 +60,7 @@ impl Default for Options {
         Options {
             capture_dir: None,
             capture_all: false,
-            spin_us: 200,
+            spin_us: 50,
             sched_fifo: true,
         }
     }
