@@ -65,6 +65,10 @@ pub fn run(args: RunArgs) -> Result<()> {
         set_override(&mut doc, key, value.clone())
             .map_err(|e| BadInput::new(format!("--set {key}: {e}")))?;
     }
+    let backend = crate::emu_backend::take_backend(&mut doc, args.backend.as_deref())?;
+    if backend == crate::emu_backend::Backend::Emu {
+        return crate::emu_backend::run(&args, doc, &sets);
+    }
     let fixed: Vec<String> = sets.iter().map(|(k, _)| k.clone()).collect();
     let prepared = prepare(doc, &fixed, &path.display().to_string())?;
     let out = args
