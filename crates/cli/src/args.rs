@@ -17,7 +17,7 @@ pub enum Command {
     Run(RunArgs),
     /// Analyse real captures: a sender-side pcap/pcapng and optionally a receiver-side one.
     Analyze(AnalyzeArgs),
-    /// Reproduce a study of the seed documents and write a report beside the papers' numbers:
+    /// Reproduce a published study (docs/references.md) and write a report beside the papers' numbers:
     /// evensen-lab, evensen-apps, hurtig, yin, or all.
     Reproduce(ReproduceArgs),
     /// Run a scenario in the simulator and over the emulator with the running kernel's TCP

@@ -1,7 +1,7 @@
 //! `thinlab`: runs scenarios in the simulator and writes results (shared/notes/interface.md).
 //!
 //! Modules: [`args`] (command line), [`analyze`] (the `analyze` command), [`paths`] (dotted-path `--set` overrides), [`sweep`]
-//! (`[sweep]` expansion), [`run`] (the `run` command), [`reproduce`] (the `reproduce` command: the seeds' studies), [`runner`] (parallel runs),
+//! (`[sweep]` expansion), [`run`] (the `run` command), [`reproduce`] (the `reproduce` command: the published studies of docs/references.md), [`runner`] (parallel runs),
 //! [`progress`] (progress bar), [`output`] (result files), [`table`] (stdout summary),
 //! [`error`] (exit codes: 2 for bad input, 1 otherwise).
 

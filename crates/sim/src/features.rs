@@ -10,7 +10,7 @@ use crate::error::ScenarioError;
 /// A value of the contract that may not be implemented yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Feature {
-    /// `app.kind = "profile"` (application profiles of seed 000 Table 2.1).
+    /// `app.kind = "profile"` (application profiles of Evensen (2008) Table 2.1).
     AppProfile,
     /// `app.kind = "trace"` (trace replay).
     AppTrace,

@@ -120,7 +120,7 @@ pub enum App {
     Trace {
         writes: crate::trace_source::TraceWrites,
     },
-    /// An application profile of seed 000 Table 2.1 ([`crate::app_profiles`]): payload sizes
+    /// An application profile of Evensen (2008) Table 2.1 ([`crate::app_profiles`]): payload sizes
     /// and gaps drawn from the distributions fitted to the table's row `name`.
     Profile { name: String },
     /// ns-2-style web background traffic ([`crate::app_http`]): Pareto II page sizes, one
@@ -596,7 +596,7 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
                 return Err(ScenarioError::invalid(
                     key("name"),
                     format!("\"{name}\""),
-                    format!("one of {known} (the TCP rows of seed 000 Table 2.1)"),
+                    format!("one of {known} (the TCP rows of Evensen (2008) Table 2.1)"),
                 ));
             }
             App::Profile { name }

@@ -5,7 +5,7 @@
 //!   reconstructed with [`thinlab_trace::flows::analyze`]; for the chosen connection's data
 //!   sender, each data segment's *new* bytes (those beyond the highest byte sent before) become
 //!   one write at that segment's capture time, relative to the first such segment.
-//!   Retransmitted bytes, pure ACKs and the other direction are ignored (as seed 000's
+//!   Retransmitted bytes, pure ACKs and the other direction are ignored (as Evensen's (2008)
 //!   tracepump did). `connection = "A:P-B:P"` (either order) picks a connection; by default
 //!   the one with the most new payload bytes (ties: the first seen).
 //! - a **CSV** of `time,bytes` rows: optional header line `time,bytes`, `time` in seconds (a

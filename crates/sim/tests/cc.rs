@@ -14,7 +14,7 @@
 //! * With the Linux delayed ACK (the linux-2.6.22 default) PERT collapses on the same path
 //!   (0.26 Mbit/s): at small windows the delayed-ACK timer (≥ 40 ms) inflates the per-ACK RTT
 //!   samples, so q = srtt_0.99 − min_rtt stays above 2·T_max = 20 ms and p = 1. PERT was
-//!   designed and evaluated in ns-2 without delayed ACKs (seed 002 Table I); the test turns
+//!   designed and evaluated in ns-2 without delayed ACKs (Yin et al. Table I); the test turns
 //!   them off for both algorithms.
 
 use thinlab_sim::{run, RunResult, Scenario};

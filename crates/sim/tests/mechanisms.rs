@@ -1,5 +1,5 @@
 //! Thin-stream mechanisms end to end in the simulator: the scenario keys reach the endpoint
-//! (`tcp.mechanisms`, `tcp.thin_detection`), and on the seeds' game-like stream (120 B every
+//! (`tcp.mechanisms`, `tcp.thin_detection`), and on Evensen's (2008) game-like stream (120 B every
 //! 140 ms, 100 ms RTT, 1 % loss each way, linux-2.6.22) linear timeouts shrink the worst
 //! application-layer latency and thin dupACK + linear timeouts shrink the 99th percentile.
 

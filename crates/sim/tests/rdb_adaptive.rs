@@ -1,12 +1,12 @@
 //! `tcp.rdb_variant = "adaptive"` end to end (thinlab_tcp::thin::rdb_adaptive): accepted by
-//! the scenario parser; on seed 000's thin stream (1 % loss each way) it bundles only after
+//! the scenario parser; on Evensen's (2008) thin stream (1 % loss each way) it bundles only after
 //! losses, fewer times than the seed variant; on a loss-free path it never bundles.
 //! (docs/mechanisms.md has the 30-minute measurement, where it does not pay on this stream.)
 
 use thinlab_sim::{run, Scenario};
 use thinlab_tcp::RdbVariant;
 
-/// Seed 000's stream for 5 minutes with `loss` each way; `extra` continues the `tcp` table.
+/// Evensen's (2008) stream for 5 minutes with `loss` each way; `extra` continues the `tcp` table.
 fn scenario(extra: &str, loss: f64) -> Scenario {
     let s = format!(
         r#"

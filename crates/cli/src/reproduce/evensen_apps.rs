@@ -1,8 +1,8 @@
-//! Study `evensen-apps`: seed 000 (Evensen) §4.2, reproduction-targets.md §B. Skype (TCP), SSH
+//! Study `evensen-apps`: Evensen (2008) §4.2, reproduction-targets.md §B. Skype (TCP), SSH
 //! and BZFlag traffic over 130 ms RTT with 2 % and 5 % loss each way, plain TCP against RDB and
 //! against all the modifications (RDB, linear timeouts, thin dupACK): retransmission share,
 //! latency, bandwidth and the application-layer latency CDFs of Tables 4.4–4.6 and
-//! Figures 4.7–4.14. The seed replayed captured traces, which are not public; the traffic here
+//! Figures 4.7–4.14. Evensen replayed captured traces, which are not public; the traffic here
 //! comes from the Table 2.1 profiles (`app.kind = "profile"`, docs/app-profiles.md).
 
 use super::figure;
@@ -17,7 +17,7 @@ use toml::Value;
 pub fn study() -> Study {
     Study {
         name: "evensen-apps",
-        title: "seed 000 §4.2: Skype, SSH and BZFlag over a lossy 130 ms path, TCP vs RDB",
+        title: "Evensen (2008) §4.2: Skype, SSH and BZFlag over a lossy 130 ms path, TCP vs RDB",
         run,
     }
 }
@@ -32,7 +32,7 @@ const LOSS: &str = "network.loss.rate";
 const MECHANISMS: &str = "flow.0.tcp.mechanisms";
 /// One-way propagation delay of the 130 ms RTT path, ms: the "optimal delivery time".
 const ONE_WAY_MS: f64 = 65.0;
-/// Ethernet + IPv4 + TCP headers with timestamps, bytes: the seed's packet sizes in
+/// Ethernet + IPv4 + TCP headers with timestamps, bytes: Evensen's packet sizes in
 /// Tables 4.4–4.6 include them (reproduction-targets.md, "Known inconsistencies").
 const HEADER_BYTES: f64 = 66.0;
 
@@ -71,7 +71,7 @@ struct SeedRow {
     max: f64,
 }
 
-/// The seed's rows: (app, loss, TCP, RDB).
+/// Evensen's rows: (app, loss, TCP, RDB).
 const SEED: [(&str, f64, SeedRow, SeedRow); 6] = [
     (
         "skype-tcp",
@@ -171,7 +171,7 @@ const SEED: [(&str, f64, SeedRow, SeedRow); 6] = [
     ),
 ];
 
-/// The seed's application-layer CDF statements: (app, loss, share of data, TCP's extra
+/// Evensen's application-layer CDF statements: (app, loss, share of data, TCP's extra
 /// latency at that share ms, RDB's ms; `None` = "instantly"/"almost at once").
 const SEED_CDF: [(&str, f64, f64, f64, Option<f64>); 6] = [
     ("skype-tcp", 0.02, 0.98, 221.0, Some(0.0)),
@@ -251,16 +251,16 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         intro: format!(
             "Setup ({}): 130 ms RTT, 100 Mbit/s, 2 % or 5 % uniform random loss in each \
              direction, Linux 2.6.22 profile, Nagle off; one run of {label} per point (the \
-             seed: one 8-hour replay per point). The seed replayed captures of Skype over TCP, \
+             seed: one 8-hour replay per point). Evensen replayed captures of Skype over TCP, \
              an SSH session and BZFlag with tracepump; those captures are not public, so the \
              writes come from the Table 2.1 profiles `skype-tcp` (236 B, 34 ms mean), `ssh` \
              (48 B, 323 ms) and `bzflag` (30 B, 24 ms), fitted as docs/app-profiles.md \
-             describes. The seed's replayed dumps differed from Table 2.1 (its Skype dump had a \
+             describes. Evensen's replayed dumps differed from Table 2.1 (its Skype dump had a \
              19 ms mean interval, its SSH dump 116 B every 83 ms), so per-packet figures are \
              expected to differ. *Latency* in Tables 4.4–4.6 is the time to the ACK (its \
              minimum is the RTT, 130 ms): we compare `ack_latency_ms`. Packet sizes in those \
              tables include ~66 B of headers: we add 66 B to our average payload. SSH ran \
-             with the modifications at both ends in the seed; here only the sender has them.\n",
+             with the modifications at both ends in Evensen (2008); here only the sender has them.\n",
             SCENARIO.path
         ),
         ..Report::default()
@@ -308,10 +308,10 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             ),
             Verdict::of(avg_ok, rdb.avg < tcp.avg),
             "Time from the write to its cumulative ACK, mean over writes; reproduced within \
-             10 %. RDB's means match the seed's; TCP's are 5–25 % higher than the seed's at \
+             10 %. RDB's means match Evensen's; TCP's are 5–25 % higher than Evensen's at \
              5 % loss. Our TCP at 5 % loss falls further behind its writes after RTOs (slow \
              start with a 34 ms or 24 ms write interval queues writes behind the window); we \
-             have not found which detail of the seed's kernel or traces kept its queue shorter.",
+             have not found which detail of Evensen's kernel or traces kept its queue shorter.",
         );
         report.claim(
             &format!("B.{app}.{l:.0}c"),
@@ -321,7 +321,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             Verdict::of(false, tcp.max > 5.0 * 330.0 || rdb.max > 5.0 * 330.0),
             format!(
                 "A maximum is one event: a segment lost k times in a row waits RTO·(2^k − 1) \
-                 (RTO ≈ 330 ms here: 10.2 s for k = 5, 21 s for k = 6). The seed's maxima are \
+                 (RTO ≈ 330 ms here: 10.2 s for k = 5, 21 s for k = 6). Evensen's maxima are \
                  such series, for RDB as for TCP; ours are {} / {} RTOs of backoff. In shape \
                  when a multi-second backoff series appears; the number is a draw.",
                 num((tcp.max / 330.0 + 1.0).log2(), 1),
@@ -356,7 +356,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
                  Reproduced when TCP is within 20 % and RDB within 20 % + {instant} ms. RDB \
                  repairs a lost write with the next one, so where the share equals about 1 − \
                  loss, RDB's figure is about one write interval (34 ms Skype; BZFlag's \
-                 intervals have a long tail, p99 151 ms), not 0 as the seed's plots show."
+                 intervals have a long tail, p99 151 ms), not 0 as Evensen's plots show."
             ),
         );
     }
@@ -395,7 +395,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             Verdict::of(ok, r.iter().all(|x| x.1 > 1.3)),
             format!(
                 "Reproduced when within {lo}–{hi}×. A bundle carries what was written during \
-                 about one RTT, capped by the MSS: the seed's Skype dump wrote every 19 ms, \
+                 about one RTT, capped by the MSS: Evensen's Skype dump wrote every 19 ms, \
                  Table 2.1's Skype every 34 ms, so our bundles hold fewer writes."
             ),
         );
@@ -418,11 +418,11 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             ssh.iter().all(|x| x.1 > 0.0),
         ),
         "Reproduced within 40–75 B. Our SSH writes are Table 2.1's 48 B every 323 ms (mean), \
-         so a bundle rarely finds unacknowledged data and carries small writes; the seed's SSH \
+         so a bundle rarely finds unacknowledged data and carries small writes; Evensen's SSH \
          dump sent 116 B every 83 ms, which bundles more and larger writes.",
     );
 
-    report.check("RDB retransmits less than a third as often as TCP for Skype and BZFlag (less than 3/4 for SSH's long gaps), and delivers the seed's CDF share with less than half TCP's extra latency", all_ok);
+    report.check("RDB retransmits less than a third as often as TCP for Skype and BZFlag (less than 3/4 for SSH's long gaps), and delivers Evensen's CDF share with less than half TCP's extra latency", all_ok);
     report.check(
         "all modifications together keep RDB's mean ACK latency (within 5 %)",
         rows.iter().all(|r| r.4.avg <= 1.05 * r.3.avg),
@@ -477,7 +477,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             "packet B (+66)",
             "ACK latency avg ms",
             "max ms",
-            "seed: retrans · packet · avg / max",
+            "Evensen: retrans · packet · avg / max",
             "extra app latency p99 ms",
             "packets",
             "bytes sent / unique",
@@ -517,13 +517,13 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
 
 /// Why the retransmission share compares as it does, per application.
 fn retrans_note(app: &str) -> String {
-    let common = "Reproduced when both are within 25 % + 0.1 point of the seed; in shape when \
+    let common = "Reproduced when both are within 25 % + 0.1 point of Evensen's; in shape when \
                   RDB retransmits less than half as often as TCP.";
     match app {
         "ssh" => format!(
             "{common} Table 2.1's SSH writes are 323 ms apart on average (median 159 ms), \
              beyond RTO − RTT = 200 ms for a third of them, so the next write often comes too \
-             late to carry a lost one; the seed's SSH dump wrote every 83 ms (166 ms under \
+             late to carry a lost one; Evensen's SSH dump wrote every 83 ms (166 ms under \
              loss) and gave RDB more to bundle. With all modifications, linear timeouts and \
              thin dupACK retransmit sooner and more often (spurious when a bundle was already \
              on its way): more retransmissions, lower latency."

@@ -1,4 +1,4 @@
-//! Study `evensen-lab`: seed 000 (Evensen) §2.3 and §4.1, reproduction-targets.md §A.
+//! Study `evensen-lab`: Evensen (2008) §2.3 and §4.1, reproduction-targets.md §A.
 //! Retransmissions against loss, RTT and write interval for TCP (NewReno + SACK, Linux
 //! 2.6.22) and RDB; the RTO and its backoff; the average payload per packet of Tables 4.1–4.3;
 //! the time to ACK at 15 % loss.
@@ -15,7 +15,7 @@ use toml::Value;
 pub fn study() -> Study {
     Study {
         name: "evensen-lab",
-        title: "seed 000 §2.3 and §4.1: TCP and RDB on a thin stream in the lab",
+        title: "Evensen (2008) §2.3 and §4.1: TCP and RDB on a thin stream in the lab",
         run,
     }
 }
@@ -127,7 +127,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
          *TCP* is the profile with no mechanism; *RDB* adds `mechanisms = [\"rdb\"]` \
          (the seed variant: bundle unacknowledged data up to the MSS on send and on \
          retransmission). Retransmissions are reported as the share of data packets that \
-         were retransmissions. The RTT sweep writes every (150 ± 10) ms as the seed did \
+         were retransmissions. The RTT sweep writes every (150 ± 10) ms as Evensen did \
          (`jitter = \"10ms\"`: gaps uniform in 140–160 ms).\n",
         SCENARIO.path,
         plan.repetitions,
@@ -135,7 +135,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         if ctx.quick {
             "quick mode"
         } else {
-            "as in the seed"
+            "as in Evensen (2008)"
         }
     );
     let mut report = Report {
@@ -283,7 +283,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             &[
                 line("TCP", rows.iter().map(|r| (r.0, r.1)).collect()),
                 line("RDB", rows.iter().map(|r| (r.0, r.2)).collect()),
-                line("RDB, seed 000", seed.to_vec()),
+                line("RDB, Evensen (2008)", seed.to_vec()),
             ],
         )
     };
@@ -407,12 +407,12 @@ fn pair_table(
     md_table(&header, &rows)
 }
 
-/// The seed value at `x` of a table, if it has one.
+/// Evensen's value at `x` of a table, if it has one.
 fn seed_at(table: &[(f64, f64)], x: f64) -> Option<f64> {
     table.iter().find(|t| (t.0 - x).abs() < 1e-9).map(|t| t.1)
 }
 
-/// Compares a payload sweep with a seed table: "x: ours/seed" list and the worst relative error.
+/// Compares a payload sweep with a published table: "x: ours/published" list and the worst relative error.
 fn compare_payload(rows: &[(f64, f64, f64)], table: &[(f64, f64)]) -> (String, String, f64) {
     let mut seed = Vec::new();
     let mut ours = Vec::new();
@@ -493,7 +493,7 @@ fn loss_claims(
         "−0.56 % (0.5 %) … −3.45 % (5 %); +2.26 % (10 %)",
         diffs.join(", "),
         Verdict::of(false, fewer),
-        "RDB sends fewer packets because it retransmits less; the seed's +2.3 % at 10 % comes from \
+        "RDB sends fewer packets because it retransmits less; Evensen's +2.3 % at 10 % comes from \
          TCP's send rate collapsing after RTOs in slow start (a 30-minute stream that falls behind \
          its writes); see the table below for ours.",
     );
@@ -517,9 +517,9 @@ fn loss_claims(
              loss each way about 28 % of writes or their ACKs are lost and wait at least one \
              more interval (≥ 39 ms of mean alone), and several percent of packets are RTO \
              retransmissions of ≥ 300 ms that back off when lost again. A 169 ms mean, 69 ms \
-             above the RTT, is below what that arithmetic allows for every write, so the seed's \
+             above the RTT, is below what that arithmetic allows for every write, so Evensen's \
              analyser probably averaged something narrower (e.g. per packet from its last \
-             transmission); the seed does not define it.",
+             transmission); Evensen does not define it.",
         );
     }
 }
@@ -556,7 +556,7 @@ fn rtt_claims(report: &mut Report, rt: &[(f64, f64, f64)], pl: &[(f64, f64, f64)
             "worst relative difference {:.1} %. The payload is 120 B × (writes unacknowledged when \
              a write is sent): one more each time the RTT passes the time of one more write \
              (150 ± 10 ms per write, so each step is smoothed over ± 10 ms per write counted). \
-             The seed's payload already rises at 220–280 ms, where two writes span at least \
+             Evensen's payload already rises at 220–280 ms, where two writes span at least \
              280 ms: its ACKs came back later than the RTT more often than the jitter alone \
              explains (a delayed ACK of up to 40 ms would do it; our Linux receiver ACKs on \
              read, docs/mechanisms.md).",
@@ -628,7 +628,7 @@ fn iat_claims(
              write, and whether that write is still bundled is decided by a tie. In the \
              simulator the write wins the tie (one more write bundled); in the testbed it went \
              either way. With the RTT 2 ms shorter / longer we get (IAT: RTT 98 / 102 ms) {}; \
-             the seed's values lie {} these bounds.",
+             Evensen's values lie {} these bounds.",
             worst * 100.0,
             tie_text.join(", "),
             if between { "within" } else { "outside" }
@@ -729,8 +729,8 @@ fn rto_claims(report: &mut Report, r: &Rto) {
             r.thrice.1 / rto10
         ),
         Verdict::of((ratio - 7.0).abs() < 0.1, false),
-        "The seed rounds the RTO to 200 ms; at 10 ms RTT it is 210 ms, so 7 × 210 = 1470 ms. \
-         Linear timeouts (seed 000 §2.4.1) make it 3 × RTO.",
+        "Evensen rounds the RTO to 200 ms; at 10 ms RTT it is 210 ms, so 7 × 210 = 1470 ms. \
+         Linear timeouts (Evensen (2008) §2.4.1) make it 3 × RTO.",
     );
 }
 

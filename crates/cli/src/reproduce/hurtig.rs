@@ -1,4 +1,4 @@
-//! Study `hurtig`: seed 001 (Hurtig, fast-retransmit inhibitions), reproduction-targets.md §C.
+//! Study `hurtig`: Hurtig (2006), fast-retransmit inhibitions, reproduction-targets.md §C.
 //! A FreeBSD 6 server sends a 20- or 100-packet transfer and closes; one packet of the
 //! server → client sequence is lost at a scripted position (1 = the SYN-ACK, pure ACKs count;
 //! 0 = no loss); the client's time from connect to the last byte is the metric. Which positions
@@ -20,7 +20,7 @@ use toml::Value;
 pub fn study() -> Study {
     Study {
         name: "hurtig",
-        title: "seed 001: fast-retransmit inhibitions in short FreeBSD 6 transfers",
+        title: "Hurtig (2006): fast-retransmit inhibitions in short FreeBSD 6 transfers",
         run,
     }
 }
@@ -173,9 +173,9 @@ impl Cell {
         self.t.len() - 1
     }
 
-    /// The lossless run already needed an RTO: seed 001 §4.1.3's "bad RTO estimation" (the
+    /// The lossless run already needed an RTO: Hurtig (2006) §4.1.3's "bad RTO estimation" (the
     /// first RTO, 3·r + 200 ms from the SYN-ACK's RTT sample r, is shorter than a full-sized
-    /// packet's RTT at 40 kbit/s). The seed left these cells out of its penalty figures.
+    /// packet's RTT at 40 kbit/s). Hurtig left these cells out of its penalty figures.
     fn bad_rto(&self) -> bool {
         self.repair[0] == Repair::Rto
     }
@@ -455,7 +455,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         &c20,
         &plan.g20,
         "penalty_20.svg",
-        "Penalty of an inhibited loss, 20 packets (seed Fig. 4.1)",
+        "Penalty of an inhibited loss, 20 packets (Hurtig Fig. 4.1)",
         Cell::penalty,
     )?;
     sec += &penalty_figure(
@@ -463,7 +463,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         &c20,
         &plan.g20,
         "average_20.svg",
-        "Average penalty of a loss at an arbitrary position, 20 packets (seed Fig. 4.2)",
+        "Average penalty of a loss at an arbitrary position, 20 packets (Hurtig Fig. 4.2)",
         Cell::average,
     )?;
     sec += &penalty_figure(
@@ -471,7 +471,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         &c100,
         &plan.g100,
         "penalty_100.svg",
-        "Penalty of an inhibited loss, 100 packets (seed Fig. 4.15)",
+        "Penalty of an inhibited loss, 100 packets (Hurtig Fig. 4.15)",
         Cell::penalty,
     )?;
     sec += &penalty_figure(
@@ -479,7 +479,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         &c100,
         &plan.g100,
         "average_100.svg",
-        "Average penalty, 100 packets (seed Fig. 4.16)",
+        "Average penalty, 100 packets (Hurtig Fig. 4.16)",
         Cell::average,
     )?;
     let show = |c: &Cell, f: fn(&Cell) -> f64| {
@@ -602,7 +602,7 @@ fn penalty_figure(
 /// The setup and the definitions, for the report.
 fn intro(ctx: &Ctx, plan: &Plan) -> String {
     format!(
-        "Setup ({}, seed 001 ch. 3 and App. C): the server writes n × 2500 bytes and closes \
+        "Setup ({}, Hurtig (2006) ch. 3 and App. C): the server writes n × 2500 bytes and closes \
          (10 writes = 20 server → client packets: SYN-ACK, 18 data segments of ≤ 1448 bytes, \
          the last carrying the FIN, and the ACK of the client's FIN; 56 writes = 100 packets, \
          98 of them data since the 32 KB send buffer splits one write); one packet of the server → \
@@ -612,10 +612,10 @@ fn intro(ctx: &Ctx, plan: &Plan) -> String {
          Profile `freebsd-6`: NewReno + SACK + Limited Transmit, initial window 4, `freebsd6` \
          RTO (3·r + 200 ms after the first sample, initial 3 s), delayed ACK 100 ms / every \
          second segment, 32 KB send buffer, 64 KB receive buffer, MSS 1448, timestamps; a \
-         duplicate ACK must not change the advertised window (the rule of seed §4.1.5). Metric: \
+         duplicate ACK must not change the advertised window (the rule of Hurtig §4.1.5). Metric: \
          `completion_time_ms`, connect → last byte delivered (the FIN travels with the last data \
-         segment, so this is the seed's connect → EOF). The simulator is deterministic, so one \
-         run per point stands for the seed's three replications. Grids ({}): 20 packets, {} \
+         segment, so this is Hurtig's connect → EOF). The simulator is deterministic, so one \
+         run per point stands for Hurtig's three replications. Grids ({}): 20 packets, {} \
          kbit/s × {} ms; 100 packets, {} kbit/s × {} ms; every position 0..=n.\n\n\
          **Definitions.** A position is *fast-retransmitted* when the loss was repaired by fast \
          retransmit with no RTO, *inhibited* when it needed an RTO and lies after the last \
@@ -626,11 +626,11 @@ fn intro(ctx: &Ctx, plan: &Plan) -> String {
          retransmit should be inhibited, as opposed to a loss where fast retransmit was used\"). \
          **Average penalty** = mean over p = 1..n of T(p) ÷ the same mean with T(p) replaced by \
          T_fr at every inhibited p, − 1: the expected extra time that the inhibitions add to a \
-         loss at a uniformly random position (seed Fig. 4.2, \"the average additional time that \
+         loss at a uniformly random position (Hurtig Fig. 4.2, \"the average additional time that \
          was required due to fast retransmit inhibitions … a packet loss … at an arbitrary \
-         position\"; the seed gives no formula). Cells whose lossless run already had an RTO \
-         (the seed's \"bad RTO estimation\", 40 kbit/s at low delay) are left out of both, as \
-         the seed did.\n",
+         position\"; Hurtig gives no formula). Cells whose lossless run already had an RTO \
+         (Hurtig's \"bad RTO estimation\", 40 kbit/s at low delay) are left out of both, as \
+         Hurtig did.\n",
         SCENARIO.path,
         if ctx.quick {
             "quick mode: a subset of Table 3.1"

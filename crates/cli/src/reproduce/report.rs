@@ -1,4 +1,4 @@
-//! The report of a study: claims with the seed's figure, ours and a verdict; free-form
+//! The report of a study: claims with the published figure, ours and a verdict; free-form
 //! sections (tables, figures, explanations); and qualitative checks that `--quick` runs in
 //! CI assert. Written as `report.md` and `claims.json`.
 
@@ -8,13 +8,13 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// How our figure compares with the seed's.
+/// How our figure compares with the published one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// The number matches within the stated tolerance.
     Reproduced,
-    /// The trend / ordering / qualitative effect matches, the number does not (or the seed
+    /// The trend / ordering / qualitative effect matches, the number does not (or the study
     /// gives no number).
     ShapeReproduced,
     /// Neither; the note says why.
@@ -46,7 +46,7 @@ impl Verdict {
 pub struct Claim {
     /// The item number in reproduction-targets.md, e.g. "A.5".
     pub id: String,
-    /// What the seed claims, in a line.
+    /// What the study claims, in a line.
     pub claim: String,
     pub seed: String,
     pub ours: String,
@@ -74,7 +74,7 @@ impl Check {
 /// The report of one study.
 #[derive(Debug, Default)]
 pub struct Report {
-    /// Markdown: the setup, what was run and how it maps to the seed.
+    /// Markdown: the setup, what was run and how it maps to the study.
     pub intro: String,
     pub claims: Vec<Claim>,
     /// Markdown sections in order (each starts with a `## ` heading).
@@ -166,7 +166,7 @@ impl Report {
             })
             .collect();
         s += &md_table(
-            &["#", "claim", "seed", "thinlab", "verdict", "why / note"],
+            &["#", "claim", "published", "thinlab", "verdict", "why / note"],
             &rows,
         );
         if !self.checks.is_empty() {

@@ -1,4 +1,4 @@
-//! Shared by the simulator's measurement tests: seed 000's game-like thin stream (120 B every
+//! Shared by the simulator's measurement tests: Evensen's (2008) game-like thin stream (120 B every
 //! 140 ms over a 100 ms RTT, 100 Mbit/s path with 1 % random loss each way) and its
 //! application-layer latencies, with the metrics crate's own percentile definition.
 

@@ -1,5 +1,5 @@
 //! PERT, Probabilistic Early Response TCP (Bhandarkar, Reddy, Zhang, Loguinov, "Emulating AQM
-//! from End Hosts", SIGCOMM 2007 / CCR 37(4); seed 002 ref. [14]), the PERT/RED variant:
+//! from End Hosts", SIGCOMM 2007 / CCR 37(4); Yin et al. ref. [14]), the PERT/RED variant:
 //! NewReno window arithmetic ([`RenoWindow`]: growth, loss and RTO responses, restart after
 //! idle) plus a delay-based early response that emulates RED at the sender (mechanisms.md §8).
 //!
@@ -7,7 +7,7 @@
 //!   first sample initialises it). Queueing delay q = srtt_0.99 − min_rtt.
 //! * p(q) ([`probability`]): 0 for q < T_min = 5 ms; p_max·(q − T_min)/(T_max − T_min) up to
 //!   T_max = 10 ms, p_max = 0.05; p_max + (1 − p_max)·(q − T_max)/T_max up to 2·T_max; 1 beyond
-//!   (RED's "gentle" shape, seed 002 Fig. 1).
+//!   (RED's "gentle" shape, Yin et al. Fig. 1).
 //! * On each ACK that reaches `on_ack` (new data acknowledged outside recovery), with
 //!   probability p(q): cwnd ← ⌊0.65·cwnd⌋ (reduction by β = 0.35), ssthresh ← max(cwnd, 2),
 //!   and that ACK does not grow the window. At most once per RTT: no new early response until

@@ -32,7 +32,7 @@ pub(super) struct RdbState {
     hidden_losses: u64,
     /// Patch: times the sender entered CWR because of a hidden loss.
     cwr_events: u64,
-    /// Adaptive: permitted bundles (seed 000 §5.3).
+    /// Adaptive: permitted bundles (Evensen (2008) §5.3).
     allowance: u32,
     /// Adaptive: snd_nxt (data) when the last loss was counted (one count per episode).
     loss_episode_end: Option<u64>,

@@ -1,8 +1,8 @@
-//! The F-RTO threshold of seed 002 §II.B ("Early Retransmission" for PERT, after Brakmo's
+//! The F-RTO threshold of Yin et al. §II.B ("Early Retransmission" for PERT, after Brakmo's
 //! Vegas fine-grained timeout check; mechanisms.md §6 `f-rto-threshold`). Knob:
 //! `Mechanisms::er_threshold` (`tcp.mechanisms = ["er-threshold"]`).
 //!
-//! Seed 002 eq. (4)–(7): F-RTO = RTT'max + RTT'min, RTT'max = SRTT' + 2·SVAR,
+//! Yin et al. eq. (4)–(7): F-RTO = RTT'max + RTT'min, RTT'max = SRTT' + 2·SVAR,
 //! SRTT' ← 15/16·SRTT' + 1/16·R, SVAR ← 3/4·SVAR + 1/4·|R − SRTT'|, RTT'min = the minimum RTT
 //! observed. On each duplicate ACK, if the time elapsed since the oldest unacknowledged
 //! segment was (last) sent exceeds F-RTO, loss recovery (fast retransmit) starts at once

@@ -51,7 +51,7 @@ fn linux_steady_rtt_converges_to_rtt_plus_rto_min() {
     assert_eq!(steady(Profile::Linux2622, ms(10), 50), ms(210));
     assert_eq!(steady(Profile::Linux2622, ms(100), 50), ms(300));
     // 2R = 260 > 200: rttvar decays by (rttvar - 200) >> 2 per round and stops once the excess
-    // is under 4 jiffies (integer arithmetic, as in Linux): seed 000's "~330 ms".
+    // is under 4 jiffies (integer arithmetic, as in Linux): Evensen's (2008) "~330 ms".
     assert_eq!(steady(Profile::Linux2622, ms(130), 50), ms(333));
     // 4·mdev starts above rto_min at 200 ms and decays by 1/4 of the excess per round.
     let r = steady(Profile::Linux2622, ms(200), 50);
@@ -143,7 +143,7 @@ fn rfc6298_g_floor_and_max() {
 
 #[test]
 fn freebsd_seed_example_287ms() {
-    // Seed 001 §4: a 28.8 ms handshake RTT → tcp_xmit_timer(29) → RTO 3·29 + 200 = 287 ms.
+    // Hurtig (2006) §4: a 28.8 ms handshake RTT → tcp_xmit_timer(29) → RTO 3·29 + 200 = 287 ms.
     let mut e = est(Profile::FreeBsd6);
     e.on_sample(Duration::from_micros(28_800));
     assert_eq!(e.rto(), ms(287));

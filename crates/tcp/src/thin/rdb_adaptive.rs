@@ -2,9 +2,9 @@
 //! = RdbVariant::Adaptive` (scenario `tcp.rdb_variant = "adaptive"`, with `"rdb"` in
 //! `tcp.mechanisms`); `rdb_max_bytes` caps a bundle as in the seed variant.
 //!
-//! This goes beyond the seeds by building what they propose as future work:
+//! This goes beyond the published variants by building what their authors propose as future work:
 //!
-//! - Seed 000 §5.3: "be better to do something more similar to exponential backoff. If one
+//! - Evensen (2008) §5.3: "be better to do something more similar to exponential backoff. If one
 //!   packet is lost, the kernel would be allowed to bundle with one packet, and then double
 //!   the number for every loss. For every ACK that is received, the number of permitted
 //!   bundles would be reduced by one." The **allowance** is that number of permitted bundles.
@@ -13,8 +13,8 @@
 //!   seed-variant bundle (all unacknowledged data that fits: a count limit walking back from
 //!   the newest segment would leave out the lost head of the queue, which is the data the
 //!   bundle is for); at zero the sender does not bundle.
-//! - Petlund et al., IEEE Communications Letters (seed 003/004 group), §IV: bundling beats the
-//!   retransmission timer while the interval between writes is below RTO − RTT (seed 000
+//! - Evensen et al. (2008), IEEE Communications Letters ("CommL"), §IV: bundling beats the
+//!   retransmission timer while the interval between writes is below RTO − RTT (Evensen (2008)
 //!   §4.1.2: "the packets had to be sent with less than 200 ms IAT (RTO minus the RTT)");
 //!   between RTO − RTT and minRTO + RTT a bundle still arrives before the retransmission (an
 //!   application-latency gain, with a spurious retransmission); "when the IAT exceeds
@@ -39,7 +39,7 @@
 use std::time::Duration;
 
 /// Upper bound of the allowance (a bound against overflow, far above the bundles an MSS holds
-/// for thin streams; the seeds give none).
+/// for thin streams; the studies give none).
 pub const ALLOWANCE_MAX: u32 = 64;
 
 /// What the sender knows when a new small segment is about to go out.

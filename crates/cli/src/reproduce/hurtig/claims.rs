@@ -70,8 +70,8 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
              retransmission waits for the initial RTO of 3 s. Where 2–16 are not all \
              fast-retransmitted the first data segments' RTO (3·r + 200 ms from the SYN-ACK's \
              RTT sample r) fires before three duplicate ACKs can come back at low bandwidth: \
-             the seed's §4.1.3 effect, which it saw at 40 kbit/s ≤ 20 ms and excluded ({}). \
-             The seed also saw 16 inhibited at 160 kbit/s and low delay because its client \
+             Hurtig's §4.1.3 effect, which it saw at 40 kbit/s ≤ 20 ms and excluded ({}). \
+             Hurtig also saw 16 inhibited at 160 kbit/s and low delay because its client \
              application let data sit in the receive buffer, so the duplicate ACK carried a \
              window update (§4.1.5); our receiving application reads at once, so the advertised \
              window does not change and 16 is fast-retransmitted.",
@@ -79,7 +79,7 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
         ),
     );
 
-    // C.2: penalty at the four cells the seed names.
+    // C.2: penalty at the four cells Hurtig names.
     let seed2 = [
         (10000, 5, 301.0),
         (10000, 300, 31.0),
@@ -128,7 +128,7 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
             "Tolerance ±25 % relative; {close} of {have} named cells within it. The shape holds: \
              largest at high bandwidth and low delay, falling fast with delay at 10 Mbit/s and \
              slowly at 80 kbit/s. T_inh − T_fr is about one RTO (≈ 200 ms slop + a few RTTs), so \
-             at 10 Mbit/s, 5 ms the ratio is set by T_fr: ours is {} ms (T_inh {} ms). The seed's \
+             at 10 Mbit/s, 5 ms the ratio is set by T_fr: ours is {} ms (T_inh {} ms). Hurtig's \
              301 % with the same RTO would put its T_fr near 75 ms; its testbed added time we do \
              not model (Dummynet's 1 ms clock tick per pipe pass, host and application \
              processing), which shrinks the ratio at the shortest times and matters little at \
@@ -186,12 +186,12 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
             let low: Vec<f64> = usable.iter().filter(|c| c.bw == 40).map(|c| c.average()).collect();
             let (llo, lhi) = mm(&low);
             format!(
-                "Definition above (the seed gives none): the inhibitions' share of the expected \
+                "Definition above (Hurtig gives none): the inhibitions' share of the expected \
                  time with one loss at a uniformly random position 1..n, the SYN-ACK's 3 s and the \
                  early-loss costs included on both sides. Tolerance ±25 % on the peak. Our 5 ms \
                  column spans {}–{} over the bandwidths (seed: \"almost all … about 20 %\"), \
                  1000 kbit/s 5 ms is {} (seed 20.4 %, its peak); 40 kbit/s spans {}–{} (seed \
-                 10–20 %). At 300 ms the high-bandwidth cells fall a little below the seed's 5 %. \
+                 10–20 %). At 300 ms the high-bandwidth cells fall a little below Hurtig's 5 %. \
                  The average agrees better than the penalty of C.2 because the SYN-ACK's 3 s, in \
                  both sums, dominates the mean at short completion times. 100-packet flows: 3–4 \
                  inhibited positions out of 100 and a long T_fr give a few percent.",
@@ -231,7 +231,7 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
          positions). T_fr of a 100-packet flow is several times the 20-packet one while the RTO \
          tail adds the same ≈ one RTO, so the penalty is smaller; our T_fr at 10 Mbit/s, 5 ms \
          is shorter than the testbed's (no per-packet processing or Dummynet tick), so our ratio \
-         is higher. The seed's flat long-flow times also came from FreeBSD's post-recovery \
+         is higher. Hurtig's flat long-flow times also came from FreeBSD's post-recovery \
          slow-start burst (§4.2.3, Listing 4.1), which our NewReno exit (cwnd = ssthresh) does \
          not do.",
     );
@@ -276,7 +276,7 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
              spills into a fourth burst costs one more 600 ms RTT (≈ 14–16 %). Our dip is \
              three positions wide (8–10) instead of one: which losses still fit \
              depends on when each ACK comes back (the client's 100 ms delayed-ACK timer phase, \
-             Limited Transmit, how the window grows from 4). The seed's packet traces \
+             Limited Transmit, how the window grows from 4). Hurtig's packet traces \
              (Figs. 4.11–4.14) are images, not in its text, so we could not compare the ACK \
              sequences packet by packet; the width of the dip is left unexplained.",
         );
@@ -304,7 +304,7 @@ pub(super) fn checks(
         usable.iter().all(|c| (c.t[20] - c.t[0]).abs() <= 0.005 * c.t[0]),
     );
     report.check(
-        "40 kbit/s, 5 ms: the lossless run already has an RTO (the seed's bad RTO estimation)",
+        "40 kbit/s, 5 ms: the lossless run already has an RTO (Hurtig's bad RTO estimation)",
         at(c20, 40, 5).is_some_and(|c| c.bad_rto()),
     );
     let top = argmax(c20, Cell::penalty);
@@ -369,7 +369,7 @@ pub(super) fn checks(
 pub(super) fn remedy_section(ctx: &Ctx, r20: &[Vec<Cell>], r100: &[Vec<Cell>]) -> Result<String> {
     let mut s = String::from(
         "## The remedy: thin dupACK, Early Retransmit, TLP\n\n\
-         Seed §5.8 asks for a lower duplicate-ACK threshold at the tail of a flow. The same \
+         Hurtig §5.8 asks for a lower duplicate-ACK threshold at the tail of a flow. The same \
          grid cells with mechanisms added to `freebsd-6` (`tcp.mechanisms`, interface.md): \
          `thin-dupack` (fast retransmit on the first duplicate ACK while fewer than 4 \
          segments are in flight and the flow is not in its initial slow start — Linux \
