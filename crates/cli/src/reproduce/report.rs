@@ -166,7 +166,7 @@ impl Report {
             })
             .collect();
         s += &md_table(
-            &["#", "claim", "published", "thinlab", "verdict", "why / note"],
+            &["#", "claim", "paper", "thinlab", "verdict", "why / note"],
             &rows,
         );
         if !self.checks.is_empty() {
