@@ -17,8 +17,8 @@ pub enum Command {
     Run(RunArgs),
     /// Analyse real captures: a sender-side pcap/pcapng and optionally a receiver-side one.
     Analyze(AnalyzeArgs),
-    /// Reproduce a published study (docs/references.md) and write a report beside the papers' numbers:
-    /// evensen-lab, evensen-apps, hurtig, yin, or all.
+    /// Reproduce a published study (docs/references.md) and write a report beside the papers'
+    /// numbers: evensen-lab, evensen-apps, hurtig, yin, or all.
     Reproduce(ReproduceArgs),
     /// Run a scenario in the simulator and over the emulator with the running kernel's TCP
     /// (root), and compare them statistic by statistic (the `linux` profile's fidelity).
