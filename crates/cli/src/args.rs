@@ -1,4 +1,4 @@
-//! Command-line arguments (shared/notes/interface.md, "Command line").
+//! Command-line arguments (docs/spec/interface.md, "Command line").
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! `thinlab`: runs scenarios in the simulator and writes results (shared/notes/interface.md).
+//! `thinlab`: runs scenarios in the simulator and writes results (docs/spec/interface.md).
 //!
 //! Modules: [`args`] (command line), [`analyze`] (the `analyze` command), [`paths`] (dotted-path `--set` overrides), [`sweep`]
 //! (`[sweep]` expansion), [`run`] (the `run` command), [`reproduce`] (the `reproduce` command: the published studies of docs/references.md), [`runner`] (parallel runs),

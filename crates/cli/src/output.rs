@@ -1,4 +1,4 @@
-//! Result files (shared/notes/interface.md, "Results"): `summary.json`, `runs.csv`,
+//! Result files (docs/spec/interface.md, "Results"): `summary.json`, `runs.csv`,
 //! `latency_cdf.csv` and the SVG plots `latency_cdf.svg` (CDF) and `latency_ccdf.svg` (tail),
 //! plus `timing.json`: the simulate-only wall time of each run (not deterministic, so it is
 //! kept out of `summary.json`, which is identical for identical inputs).

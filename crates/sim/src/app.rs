@@ -1,4 +1,4 @@
-//! Traffic sources (mechanisms.md §10): they decide *when* the application writes *how much*;
+//! Traffic sources (docs/spec/mechanisms.md §10): they decide *when* the application writes *how much*;
 //! the simulator turns each write into bytes offered to the endpoint.
 //!
 //! - `fixed`: `payload_bytes` at start and every `interval` (± a uniform `jitter`, as Evensen's (2008)

@@ -1,4 +1,4 @@
-//! A validated scenario (shared/notes/interface.md, "Scenario file"): [`Scenario::from_toml`]
+//! A validated scenario (docs/spec/interface.md, "Scenario file"): [`Scenario::from_toml`]
 //! deserializes the TOML value through serde_path_to_error into [`crate::schema`] and then
 //! checks every value, so each error names the dotted key, the value and what was expected.
 //!

@@ -1,4 +1,4 @@
-//! The raw TOML schema of a scenario file (shared/notes/interface.md), as serde structs with
+//! The raw TOML schema of a scenario file (docs/spec/interface.md), as serde structs with
 //! `deny_unknown_fields` everywhere. Variant-specific keys (loss model parameters, app kinds)
 //! are flat optional fields so that serde_path_to_error reports the exact dotted key of any
 //! bad value; [`crate::scenario`] then checks which keys belong to which variant.

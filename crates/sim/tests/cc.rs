@@ -1,4 +1,4 @@
-//! CUBIC and PERT in the simulator (mechanisms.md §8), against NewReno on the same path and seed.
+//! CUBIC and PERT in the simulator (docs/spec/mechanisms.md §8), against NewReno on the same path and seed.
 //!
 //! Measured (release build; debug gives the same numbers):
 //! * 100 Mbit/s, RTT 100 ms, 0.1 % Bernoulli loss, 120 s: CUBIC 8.00 / 7.09 / 6.36 Mbit/s vs

@@ -1,5 +1,5 @@
 //! Endpoint configuration: every knob of the `tcp` table of a scenario (see
-//! `shared/notes/interface.md`) and the profiles that preset them (mechanisms.md §1, §8, §9).
+//! `docs/spec/interface.md`) and the profiles that preset them (docs/spec/mechanisms.md §1, §8, §9).
 
 use std::time::Duration;
 
@@ -47,7 +47,7 @@ impl Profile {
     }
 }
 
-/// Retransmission-timer models (mechanisms.md §1).
+/// Retransmission-timer models (docs/spec/mechanisms.md §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RtoModel {
     Linux,
@@ -56,7 +56,7 @@ pub enum RtoModel {
     Ns2,
 }
 
-/// Receiver delayed-ACK models (mechanisms.md §9).
+/// Receiver delayed-ACK models (docs/spec/mechanisms.md §9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DelayedAckModel {
     /// Quick-ACK at connection start, ATO min 40 ms, ACK every second full-sized segment,
@@ -69,7 +69,7 @@ pub enum DelayedAckModel {
     Off,
 }
 
-/// Congestion-control algorithms (mechanisms.md §8; see [`crate::cc`]).
+/// Congestion-control algorithms (docs/spec/mechanisms.md §8; see [`crate::cc`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CcAlgorithm {
     Reno,
@@ -81,7 +81,7 @@ pub enum CcAlgorithm {
     Pert,
 }
 
-/// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (mechanisms.md §2–7).
+/// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (docs/spec/mechanisms.md §2–7).
 /// `tlp` and `rack` are RFC 8985 ([`crate::recovery::tlp`], [`crate::recovery::rack`]; both
 /// need SACK).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -95,7 +95,7 @@ pub struct Mechanisms {
     pub rack: bool,
 }
 
-/// Thin-stream detection (mechanisms.md §2, `tcp.thin_detection`); see [`crate::thin::detect`].
+/// Thin-stream detection (docs/spec/mechanisms.md §2, `tcp.thin_detection`); see [`crate::thin::detect`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ThinDetection {
     /// PIF < 4 and not in initial slow start (Linux `tcp_stream_is_thin`).
@@ -105,7 +105,7 @@ pub enum ThinDetection {
     Dpifl,
 }
 
-/// Variant of linear timeouts (mechanisms.md §3); see [`crate::thin::linear_timeouts`].
+/// Variant of linear timeouts (docs/spec/mechanisms.md §3); see [`crate::thin::linear_timeouts`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum LinearTimeouts {
     /// Linux `tcp_retransmit_timer`: no doubling, RTO recomputed from the estimator, for the
@@ -116,7 +116,7 @@ pub enum LinearTimeouts {
     SeedSrtt,
 }
 
-/// Variant of Redundant Data Bundling (mechanisms.md §5); see [`crate::thin::rdb`].
+/// Variant of Redundant Data Bundling (docs/spec/mechanisms.md §5); see [`crate::thin::rdb`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RdbVariant {
     /// Evensen (2008): cumulative bundling on send up to the MSS, bundling on retransmission.

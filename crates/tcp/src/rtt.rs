@@ -1,5 +1,5 @@
 //! RTT estimation and the retransmission timeout, one model per `RtoModel`
-//! (mechanisms.md §1; RFC 6298; Linux `tcp_rtt_estimator`/`__tcp_set_rto`; FreeBSD 6
+//! (docs/spec/mechanisms.md §1; RFC 6298; Linux `tcp_rtt_estimator`/`__tcp_set_rto`; FreeBSD 6
 //! `tcp_xmit_timer` as in Hurtig (2006) App. C.1.1; ns-2 `rtt_update` as in Yin et al. §II.A).
 //!
 //! Pure arithmetic: the endpoint feeds samples (already filtered by Karn's rule) and asks for
@@ -29,14 +29,14 @@
 //!   `tcp_xmit_timer` (4.4BSD lineage). RTO = `TCPT_RANGESET(TCP_REXMTVAL, max(t_rttmin, rtt+2),
 //!   REXMTMAX)` which adds `tcp_rexmit_slop` (200 ms) *before* clamping (Listings C.2–C.4).
 //!   A first sample r gives 3·r + 200 ms; Hurtig's 28.8 ms handshake RTT gives r = 29 ticks
-//!   and 287 ms. Ambiguity: "r" in mechanisms.md is the `tcp_xmit_timer` argument (ticks + 1),
+//!   and 287 ms. Ambiguity: "r" in docs/spec/mechanisms.md is the `tcp_xmit_timer` argument (ticks + 1),
 //!   so a measured 28–28.99 ms yields 287 ms and an exact 29 ms yields 290 ms.
 //! * `Ns2`: `rtt_update` of ns-2 `tcp.cc`: sample `int(tao/tick + 0.5)` (the timestamp-option
 //!   branch; at least 1 tick), `t_srtt_` ×8, `t_rttvar_` ×4, first sample srtt = r,
 //!   rttvar = r/2, `t_rtxcur_ = ((t_rttvar_ << 3) + t_srtt_) >> 3` ticks, then `rtt_timeout`:
 //!   max(minrto), min(maxrto), at least 2 ticks. Yin et al.'s formulas (2) and (3) omit the sample
 //!   weights (1/8, 1/4); ns-2 (and RFC 6298) apply them, and so do we. The ns-2 code *truncates*
-//!   the 1/8-tick fraction of SRTT + 4·RTTVAR to whole ticks (mechanisms.md says "rounded up");
+//!   the 1/8-tick fraction of SRTT + 4·RTTVAR to whole ticks (docs/spec/mechanisms.md says "rounded up");
 //!   we follow the code: the result is a whole number of ticks either way.
 
 use crate::config::{RtoModel, TcpConfig};

@@ -77,7 +77,7 @@ pub fn fmt_addr(a: &SocketAddr) -> String {
     }
 }
 
-/// Figures of analyseTCP that are not flow metrics of interface.md.
+/// Figures of analyseTCP that are not flow metrics of docs/spec/interface.md.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Extras {
     /// Packets of the connection in the sender capture (both directions).

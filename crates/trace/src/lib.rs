@@ -3,7 +3,7 @@
 //! Every driver (simulator, emulator, capture analyzer) feeds a [`FlowRecorder`] with the
 //! application's writes and the endpoints' trace events; the recorder keeps one
 //! [`WriteRecord`] per write plus packet counters ([`FlowRecords`]), and every metric of
-//! `shared/notes/interface.md` is computed from those records only ([`metrics`]).
+//! `docs/spec/interface.md` is computed from those records only ([`metrics`]).
 //! [`plot`] draws CDFs of application-layer latency as SVG.
 //!
 //! Captures: [`pcap`] reads pcap/pcapng files into TCP packets (never panics, reports where

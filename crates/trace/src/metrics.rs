@@ -1,4 +1,4 @@
-//! Per-flow metrics (interface.md, "Results"), computed from [`FlowRecords`] only.
+//! Per-flow metrics (docs/spec/interface.md, "Results"), computed from [`FlowRecords`] only.
 //!
 //! Latency of a write = milestone − origin, where the milestone is `app` (delivered in order
 //! to the receiving application), `transport` (last byte first arrives at the receiving host)
@@ -188,7 +188,7 @@ pub struct RetransmissionsByCause {
     pub tlp: u64,
 }
 
-/// Every per-flow metric of interface.md, by its exact name. Serializes to the `metrics`
+/// Every per-flow metric of docs/spec/interface.md, by its exact name. Serializes to the `metrics`
 /// object of `summary.json`; `None` fields serialize as `null`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FlowMetrics {

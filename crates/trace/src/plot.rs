@@ -1,4 +1,4 @@
-//! SVG plots of latency distributions (interface.md, "Results": `DIR/*.svg`).
+//! SVG plots of latency distributions (docs/spec/interface.md, "Results": `DIR/*.svg`).
 //!
 //! One plot holds one line per configuration: the empirical CDF (y = fraction of writes with
 //! latency ≤ x) drawn as steps, or the tail view (CCDF, y = fraction with latency ≥ x on a

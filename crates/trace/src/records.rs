@@ -1,6 +1,6 @@
-//! Per-write delivery records (DESIGN.md, thinlab-trace) built from trace events.
+//! Per-write delivery records (docs/architecture.md, thinlab-trace) built from trace events.
 //!
-//! Definitions (interface.md, "Results"): for each application write `[start, end)` of the
+//! Definitions (docs/spec/interface.md, "Results"): for each application write `[start, end)` of the
 //! sender's stream,
 //! - `first_send`: first transmission of the write's first byte;
 //! - `transport`: the write's last byte first arrives at the receiving host, in any segment;

@@ -1,4 +1,4 @@
-//! Study `evensen-apps`: Evensen (2008) §4.2, reproduction-targets.md §B. Skype (TCP), SSH
+//! Study `evensen-apps`: Evensen (2008) §4.2, claims B.* of its report (docs/reproduction/evensen-apps/report.md). Skype (TCP), SSH
 //! and BZFlag traffic over 130 ms RTT with 2 % and 5 % loss each way, plain TCP against RDB and
 //! against all the modifications (RDB, linear timeouts, thin dupACK): retransmission share,
 //! latency, bandwidth and the application-layer latency CDFs of Tables 4.4–4.6 and
@@ -33,7 +33,7 @@ const MECHANISMS: &str = "flow.0.tcp.mechanisms";
 /// One-way propagation delay of the 130 ms RTT path, ms: the "optimal delivery time".
 const ONE_WAY_MS: f64 = 65.0;
 /// Ethernet + IPv4 + TCP headers with timestamps, bytes: Evensen's packet sizes in
-/// Tables 4.4–4.6 include them (reproduction-targets.md, "Known inconsistencies").
+/// Tables 4.4–4.6 include them (Tables 4.1–4.3 are payload only).
 const HEADER_BYTES: f64 = 66.0;
 
 #[derive(Clone, Copy, PartialEq)]

@@ -1,4 +1,4 @@
-//! Study `evensen-lab`: Evensen (2008) §2.3 and §4.1, reproduction-targets.md §A.
+//! Study `evensen-lab`: Evensen (2008) §2.3 and §4.1, claims A.* of its report (docs/reproduction/evensen-lab/report.md).
 //! Retransmissions against loss, RTT and write interval for TCP (NewReno + SACK, Linux
 //! 2.6.22) and RDB; the RTO and its backoff; the average payload per packet of Tables 4.1–4.3;
 //! the time to ACK at 15 % loss.

@@ -1,5 +1,5 @@
 //! Study `yin`: Yin et al., "Improving the performance of delay based protocol in
-//! delivering real time media via Early Retransmission"), reproduction-targets.md §D.
+//! delivering real time media via Early Retransmission"), claims D.* of its report (docs/reproduction/yin/report.md).
 //!
 //! The ns-2 dumbbell: 25 Mbit/s bottleneck, 10 Mbit/s access links, 50 ms round-trip
 //! propagation, drop-tail buffers of 80–320 KB, MSS 1000, 64 KB window. N CBR flows at
@@ -713,7 +713,7 @@ fn why_pert(tmu: &[(Variant, Vec<Stream>)]) -> String {
          ER needs a duplicate ACK to fire, so it has almost nothing to act on. The paper's \
          PERT kept a larger window against the same kind of background (its ref. [4] measured \
          PERT on its own; [15] is an adaptive PERT for mixed traffic); we implement PERT as \
-         mechanisms.md §8 describes it and did not change it.",
+         docs/spec/mechanisms.md §8 describes it and did not change it.",
         per(0, |x| x.fast),
         per(1, |x| x.fast),
         per(2, |x| x.fast),

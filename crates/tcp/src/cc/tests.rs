@@ -1,4 +1,4 @@
-//! Exact-number tests for every congestion-control hook (mechanisms.md §8).
+//! Exact-number tests for every congestion-control hook (docs/spec/mechanisms.md §8).
 
 use super::*;
 use crate::config::{CcAlgorithm, Profile, TcpConfig};

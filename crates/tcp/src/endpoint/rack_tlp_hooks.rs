@@ -1,4 +1,4 @@
-//! Where the endpoint consults RACK and TLP (RFC 8985; mechanisms.md §7): the decisions are the
+//! Where the endpoint consults RACK and TLP (RFC 8985; docs/spec/mechanisms.md §7): the decisions are the
 //! pure functions of [`crate::recovery::rack`] and [`crate::recovery::tlp`]; this file gathers
 //! their inputs from the endpoint's state so that `input`, `output` and the timer dispatch carry
 //! one-line call sites. Both mechanisms need SACK to have been negotiated.

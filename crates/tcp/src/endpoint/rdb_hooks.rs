@@ -1,4 +1,4 @@
-//! Where the endpoint runs Redundant Data Bundling ([`crate::thin::rdb`], mechanisms.md §5):
+//! Where the endpoint runs Redundant Data Bundling ([`crate::thin::rdb`], docs/spec/mechanisms.md §5):
 //! widening a new segment backwards over unacknowledged data (`send_new`), widening a
 //! retransmission forwards (seed and adaptive variants, `send_retransmission`), the patch
 //! variant's hidden-loss reaction on an ACK (`process_ack`), and the adaptive variant's

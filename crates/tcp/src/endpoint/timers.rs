@@ -1,4 +1,4 @@
-//! The endpoint's timer table (DESIGN.md "timers in a table"): one deadline per kind, checked
+//! The endpoint's timer table (docs/architecture.md, "timers in a table"): one deadline per kind, checked
 //! in the fixed order of [`TimerKind::ORDER`] so that simultaneous expiries are handled
 //! deterministically. `Tlp` and `Reorder` serve RFC 8985 (`rack_tlp_hooks.rs`). Timers are
 //! armed with a timeout from now ([`Timers::arm`]); with a [`TimerWheel`] (`tcp.clock_hz`) the
@@ -16,7 +16,7 @@ pub enum TimerKind {
     Tlp = 1,
     /// RACK reordering timer (RFC 8985 §6.2).
     Reorder = 2,
-    /// Delayed ACK (RFC 1122 §4.2.3.2, mechanisms.md §9).
+    /// Delayed ACK (RFC 1122 §4.2.3.2, docs/spec/mechanisms.md §9).
     DelayedAck = 3,
     /// Zero-window probe (persist timer, RFC 9293 §3.8.6.1).
     Persist = 4,

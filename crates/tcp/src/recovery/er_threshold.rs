@@ -1,5 +1,5 @@
 //! The F-RTO threshold of Yin et al. §II.B ("Early Retransmission" for PERT, after Brakmo's
-//! Vegas fine-grained timeout check; mechanisms.md §6 `f-rto-threshold`). Knob:
+//! Vegas fine-grained timeout check; docs/spec/mechanisms.md §6 `f-rto-threshold`). Knob:
 //! `Mechanisms::er_threshold` (`tcp.mechanisms = ["er-threshold"]`).
 //!
 //! Yin et al. eq. (4)–(7): F-RTO = RTT'max + RTT'min, RTT'max = SRTT' + 2·SVAR,
@@ -8,7 +8,7 @@
 //! segment was (last) sent exceeds F-RTO, loss recovery (fast retransmit) starts at once
 //! instead of waiting for dupthresh duplicate ACKs; the retransmission is `SendKind::EarlyThreshold`.
 //!
-//! INTERPRETATION (the paper is terse; recorded here as mechanisms.md asks):
+//! INTERPRETATION (the paper is terse; recorded here as docs/spec/mechanisms.md asks):
 //! * "the round trip time of that DUPACK" is read as now − send time of the oldest
 //!   unacknowledged segment (Vegas: the timestamp recorded for the relevant segment; we use
 //!   its most recent transmission);

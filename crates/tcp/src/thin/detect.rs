@@ -1,4 +1,4 @@
-//! Thin-stream detection (mechanisms.md §2). Knob: `TcpConfig::thin_detection`
+//! Thin-stream detection (docs/spec/mechanisms.md §2). Knob: `TcpConfig::thin_detection`
 //! (`tcp.thin_detection = "pif4" | "dpifl"`), default `Pif4`.
 //!
 //! * `Pif4` — Evensen (2008) §2.4; Linux `tcp_stream_is_thin` (include/net/tcp.h, 2.6.34+):
@@ -8,7 +8,7 @@
 //!   ([`DPIFL_ITT_LOWER_BOUND`]); no SRTT yet → not thin (the patch compares with srtt 0).
 //!
 //! PIF here is Linux `packets_out` (segments sent and not cumulatively acknowledged), as
-//! mechanisms.md defines it for both tests. (The patch uses `tcp_packets_in_flight`, which
+//! docs/spec/mechanisms.md defines it for both tests. (The patch uses `tcp_packets_in_flight`, which
 //! differs only while segments are SACKed or marked lost.)
 //!
 //! Invariant: the test is a pure function of (PIF, initial slow start, SRTT); `Pif4` is thin

@@ -370,7 +370,7 @@ pub(super) fn remedy_section(ctx: &Ctx, r20: &[Vec<Cell>], r100: &[Vec<Cell>]) -
     let mut s = String::from(
         "## The remedy: thin dupACK, Early Retransmit, TLP\n\n\
          Hurtig §5.8 asks for a lower duplicate-ACK threshold at the tail of a flow. The same \
-         grid cells with mechanisms added to `freebsd-6` (`tcp.mechanisms`, interface.md): \
+         grid cells with mechanisms added to `freebsd-6` (`tcp.mechanisms`, docs/spec/interface.md): \
          `thin-dupack` (fast retransmit on the first duplicate ACK while fewer than 4 \
          segments are in flight and the flow is not in its initial slow start — Linux \
          `tcp_stream_is_thin`), `early-retransmit` (RFC 5827: dupthresh = outstanding − 1 when \
