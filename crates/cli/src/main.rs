@@ -1,8 +1,9 @@
 //! `thinlab`: runs scenarios in the simulator and writes results (docs/spec/interface.md).
 //!
-//! Modules: [`args`] (command line), [`analyze`] (the `analyze` command), [`paths`] (dotted-path `--set` overrides), [`sweep`]
-//! (`[sweep]` expansion), [`run`] (the `run` command), [`reproduce`] (the `reproduce` command: the published studies of docs/references.md), [`runner`] (parallel runs),
-//! [`progress`] (progress bar), [`output`] (result files), [`table`] (stdout summary),
+//! Modules: [`args`] (command line), [`analyze`] (the `analyze` command), [`paths`] (dotted-path
+//! `--set` overrides), [`sweep`] (`[sweep]` expansion), [`run`] (the `run` command), [`reproduce`]
+//! (the `reproduce` command: the published studies of docs/references.md), [`runner`] (parallel
+//! runs), [`progress`] (progress bar), [`output`] (result files), [`table`] (stdout summary),
 //! [`error`] (exit codes: 2 for bad input, 1 otherwise).
 
 mod analyze;

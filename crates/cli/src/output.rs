@@ -1,7 +1,7 @@
-//! Result files (docs/spec/interface.md, "Results"): `summary.json`, `runs.csv`,
-//! `latency_cdf.csv` and the SVG plots `latency_cdf.svg` (CDF) and `latency_ccdf.svg` (tail),
-//! plus `timing.json`: the simulate-only wall time of each run (not deterministic, so it is
-//! kept out of `summary.json`, which is identical for identical inputs).
+//! Result files (docs/spec/interface.md, "Results"): `summary.json`, `runs.csv`, `latency_cdf.csv`
+//! and the SVG plots `latency_cdf.svg` (CDF) and `latency_ccdf.svg` (tail), plus `timing.json`: the
+//! simulate-only wall time of each run (not deterministic, so it is kept out of `summary.json`,
+//! which is identical for identical inputs).
 //!
 //! A configuration's latency distribution pools the application-layer latency samples of all
 //! its repetitions. With several flows, each (configuration, flow) gets its own line.

@@ -1,6 +1,6 @@
 //! `thinlab reproduce`: an unknown study is bad input (exit 2); the `--quick` variant of every
-//! study runs, exits 0, every qualitative check of its `claims.json` holds, every claim of
-//! the study (the claims its report lists) has a verdict, and its figures are written.
+//! study runs, exits 0, every qualitative check of its `claims.json` holds, every claim of the
+//! study (the claims its report lists) has a verdict, and its figures are written.
 
 use std::path::Path;
 use std::process::Command;

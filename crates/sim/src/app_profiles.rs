@@ -1,6 +1,6 @@
 //! Application profiles (`app.kind = "profile"`): the TCP rows of Evensen (2008) Table 2.1
-//! ("Examples of thin stream packet statistics based on analysis of packet traces"), plus
-//! Age of Conan from the same table as reprinted in Petlund & Evensen (2008), as traffic sources.
+//! ("Examples of thin stream packet statistics based on analysis of packet traces"), plus Age of
+//! Conan from the same table as reprinted in Petlund & Evensen (2008), as traffic sources.
 //!
 //! Each profile carries the table's published statistics verbatim and two fitted distributions
 //! (docs/app-profiles.md):
@@ -63,9 +63,9 @@ const fn row(
     }
 }
 
-/// The TCP rows of Evensen (2008) Table 2.1, in table order, then Age of Conan (Petlund & Evensen's (2008) reprint of
-/// the table, TCP). Columns: payload avg/min/max (bytes); interarrival avg/median/min/max/1 %/99 %
-/// (ms); bandwidth (pps, bps).
+/// The TCP rows of Evensen (2008) Table 2.1, in table order, then Age of Conan (Petlund & Evensen's
+/// (2008) reprint of the table, TCP). Columns: payload avg/min/max (bytes); interarrival
+/// avg/median/min/max/1 %/99 % (ms); bandwidth (pps, bps).
 #[rustfmt::skip]
 pub const TABLE: &[TableRow] = &[
     // Table 2.1 row 1: Anarchy Online | TCP | 98 8 1333 | 632 449 7 17032 83 4195 | 1.582 2168
@@ -84,7 +84,8 @@ pub const TABLE: &[TableRow] = &[
     row("ssh", "SSH text session", [48.0, 16.0, 752.0], [323.0, 159.0, 0.0, 76610.0, 32.0, 3616.0], [3.096, 2825.0]),
     // Table 2.1 row 13: Bulk data transfer | TCP | 1335 29 1460 | 10 0 0 1498 0 391 | 100.000 1247552
     row("bulk-data-transfer", "Bulk data transfer", [1335.0, 29.0, 1460.0], [10.0, 0.0, 0.0, 1498.0, 0.0, 391.0], [100.0, 1247552.0]),
-    // Petlund & Evensen (2008), "Examples of thin-stream applications": Age of Conan | 80 5 1460 | 86 57 0 1375 24 386 | 11.628 12375
+    // Petlund & Evensen (2008), "Examples of thin-stream applications": Age of Conan | 80 5 1460 |
+    // 86 57 0 1375 24 386 | 11.628 12375
     row("age-of-conan", "Age of Conan", [80.0, 5.0, 1460.0], [86.0, 57.0, 0.0, 1375.0, 24.0, 386.0], [11.628, 12375.0]),
 ];
 

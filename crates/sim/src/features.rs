@@ -1,9 +1,9 @@
 //! The one place that says which values of the scenario contract are implemented.
 //!
-//! The interface (docs/spec/interface.md) names app kinds, TCP profiles, congestion
-//! controls, mechanisms and RDB/thin-detection knobs that later issues implement. The scenario
-//! parser accepts their keys and recognises their values, then asks [`check`]; a later issue
-//! turns a feature on by making [`implemented`] return `true` for it.
+//! The interface (docs/spec/interface.md) names app kinds, TCP profiles, congestion controls,
+//! mechanisms and RDB/thin-detection knobs that later issues implement. The scenario parser accepts
+//! their keys and recognises their values, then asks [`check`]; a later issue turns a feature on by
+//! making [`implemented`] return `true` for it.
 
 use crate::error::ScenarioError;
 

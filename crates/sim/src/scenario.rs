@@ -1,6 +1,6 @@
 //! A validated scenario (docs/spec/interface.md, "Scenario file"): [`Scenario::from_toml`]
-//! deserializes the TOML value through serde_path_to_error into [`crate::schema`] and then
-//! checks every value, so each error names the dotted key, the value and what was expected.
+//! deserializes the TOML value through serde_path_to_error into [`crate::schema`] and then checks
+//! every value, so each error names the dotted key, the value and what was expected.
 //!
 //! Conventions fixed here:
 //! - `network.rtt` and `flow.rtt` are split evenly per direction (the reverse half gets the odd

@@ -1,7 +1,7 @@
 //! The raw TOML schema of a scenario file (docs/spec/interface.md), as serde structs with
-//! `deny_unknown_fields` everywhere. Variant-specific keys (loss model parameters, app kinds)
-//! are flat optional fields so that serde_path_to_error reports the exact dotted key of any
-//! bad value; [`crate::scenario`] then checks which keys belong to which variant.
+//! `deny_unknown_fields` everywhere. Variant-specific keys (loss model parameters, app kinds) are
+//! flat optional fields so that serde_path_to_error reports the exact dotted key of any bad value;
+//! [`crate::scenario`] then checks which keys belong to which variant.
 
 use crate::units::{DurationValue, RateValue, SizeValue};
 use serde::Deserialize;

@@ -1,8 +1,7 @@
-//! The `tcp` table of a flow mapped onto [`TcpConfig`]: the profile first, then each key
-//! overrides one field; a `mechanisms` list replaces the profile's set (profile "linux" runs
-//! ["tlp", "rack"] unless a list says otherwise). Values of the contract that later issues
-//! implement are recognised and then refused by [`crate::features::check`] until their gate is
-//! flipped.
+//! The `tcp` table of a flow mapped onto [`TcpConfig`]: the profile first, then each key overrides
+//! one field; a `mechanisms` list replaces the profile's set (profile "linux" runs ["tlp", "rack"]
+//! unless a list says otherwise). Values of the contract that later issues implement are recognised
+//! and then refused by [`crate::features::check`] until their gate is flipped.
 
 use crate::error::ScenarioError;
 use crate::features::{self, Feature};

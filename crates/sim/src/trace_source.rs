@@ -1,13 +1,13 @@
 //! Loading the writes of an `app.kind = "trace"` source (docs/scenarios.md, `app`).
 //!
 //! A trace file is either
-//! - a **pcap/pcapng capture** (recognised by its magic number): the connection is
-//!   reconstructed with [`thinlab_trace::flows::analyze`]; for the chosen connection's data
-//!   sender, each data segment's *new* bytes (those beyond the highest byte sent before) become
-//!   one write at that segment's capture time, relative to the first such segment.
-//!   Retransmitted bytes, pure ACKs and the other direction are ignored (as Evensen's (2008)
-//!   tracepump did). `connection = "A:P-B:P"` (either order) picks a connection; by default
-//!   the one with the most new payload bytes (ties: the first seen).
+//! - - a **pcap/pcapng capture** (recognised by its magic number): the connection is reconstructed
+//!   with [`thinlab_trace::flows::analyze`]; for the chosen connection's data sender, each data
+//!   segment's *new* bytes (those beyond the highest byte sent before) become one write at that
+//!   segment's capture time, relative to the first such segment. Retransmitted bytes, pure ACKs and
+//!   the other direction are ignored (as Evensen's (2008) tracepump did). `connection = "A:P-B:P"`
+//!   (either order) picks a connection; by default the one with the most new payload bytes (ties:
+//!   the first seen).
 //! - a **CSV** of `time,bytes` rows: optional header line `time,bytes`, `time` in seconds (a
 //!   float) or a duration string (`"140ms"`, quotes optional) from the trace start, `bytes` an
 //!   integer ≥ 1, times non-decreasing. Empty lines and lines starting with `#` are skipped.

@@ -1,9 +1,9 @@
-//! RACK-TLP end to end in the simulator: the modern `linux` profile (CUBIC, IW10, RACK-TLP,
-//! initial RTO 1 s) against `linux-2.6.22` (NewReno, dupthresh, RTO only) on Evensen's (2008)
-//! game-like thin stream (120 B every 140 ms, 100 ms RTT, 1 % loss each way). With at most one
-//! or two segments in flight, 2.6.22 repairs almost every loss by RTO (≈ RTT + 200 ms, doubling
-//! on repeated loss); RACK (a later segment SACKed) and TLP (the tail) repair them sooner, so the 99th percentile of application-layer latency and the
-//! number of RTOs both fall.
+//! RACK-TLP end to end in the simulator: the modern `linux` profile (CUBIC, IW10, RACK-TLP, initial
+//! RTO 1 s) against `linux-2.6.22` (NewReno, dupthresh, RTO only) on Evensen's (2008) game-like
+//! thin stream (120 B every 140 ms, 100 ms RTT, 1 % loss each way). With at most one or two
+//! segments in flight, 2.6.22 repairs almost every loss by RTO (≈ RTT + 200 ms, doubling on
+//! repeated loss); RACK (a later segment SACKed) and TLP (the tail) repair them sooner, so the 99th
+//! percentile of application-layer latency and the number of RTOs both fall.
 //!
 //! With 140 ms between writes and a 100 ms RTT, RACK repairs a loss when the next write's SACK
 //! arrives (≈ 240 ms after the lost send, delivered ≈ 290 ms after it), before the probe would
@@ -58,10 +58,10 @@ fn linux_profile_rack_tlp_beats_2622_on_a_thin_stream() {
     );
     let (new_p99, new_max, new_rtos, new_tlp, new_fast) =
         measure("linux", r#"profile = "linux", nodelay = true"#);
-    // Measured (seeds 1, 2, 7 pooled): 2.6.22 p99 354 ms, max 974 ms, 146 RTOs; linux p99
-    // 290 ms, max 570 ms, 0 RTOs (148 RACK fast retransmits, 2 TLP probes). With one segment
-    // in flight the next write's SACK (RTT + 140 ms after the loss) lets RACK mark the loss at
-    // once; the probe (capped at the RTO) only acts when no later write is in flight.
+    // Measured (seeds 1, 2, 7 pooled): 2.6.22 p99 354 ms, max 974 ms, 146 RTOs; linux p99 290 ms,
+    // max 570 ms, 0 RTOs (148 RACK fast retransmits, 2 TLP probes). With one segment in flight the
+    // next write's SACK (RTT + 140 ms after the loss) lets RACK mark the loss at once; the probe
+    // (capped at the RTO) only acts when no later write is in flight.
     assert_eq!(old_tlp, 0);
     assert!(new_tlp > 0 && new_fast > 0, "TLP and RACK both act");
     assert!(

@@ -1,9 +1,9 @@
-//! Redundant Data Bundling end to end in the simulator, on Evensen's (2008) game-like stream
-//! (120 B every 140 ms, 100 ms RTT, 1 % loss each way, linux-2.6.22): with RDB a lost segment's
-//! bytes ride in the next packet, so retransmissions fall to about zero and the 99th
-//! percentile of application-layer latency falls to within one interval (140 ms) of the
-//! one-way delay (50 ms), while plain TCP's is set by the RTO (~300 ms). Evensen (2008) Table 4.1:
-//! RDB's average payload per packet at 1 % loss is 122 bytes.
+//! Redundant Data Bundling end to end in the simulator, on Evensen's (2008) game-like stream (120 B
+//! every 140 ms, 100 ms RTT, 1 % loss each way, linux-2.6.22): with RDB a lost segment's bytes ride
+//! in the next packet, so retransmissions fall to about zero and the 99th percentile of
+//! application-layer latency falls to within one interval (140 ms) of the one-way delay (50 ms),
+//! while plain TCP's is set by the RTO (~300 ms). Evensen (2008) Table 4.1: RDB's average payload
+//! per packet at 1 % loss is 122 bytes.
 
 mod common;
 use common::{latencies, pct};

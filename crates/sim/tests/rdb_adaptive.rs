@@ -1,5 +1,5 @@
-//! `tcp.rdb_variant = "adaptive"` end to end (thinlab_tcp::thin::rdb_adaptive): accepted by
-//! the scenario parser; on Evensen's (2008) thin stream (1 % loss each way) it bundles only after
+//! `tcp.rdb_variant = "adaptive"` end to end (thinlab_tcp::thin::rdb_adaptive): accepted by the
+//! scenario parser; on Evensen's (2008) thin stream (1 % loss each way) it bundles only after
 //! losses, fewer times than the seed variant; on a loss-free path it never bundles.
 //! (docs/mechanisms.md has the 30-minute measurement, where it does not pay on this stream.)
 

@@ -1,10 +1,11 @@
-//! Scenario parsing: the examples of docs/spec/interface.md parse, and every class of bad
-//! input yields an error naming the dotted key, the value and the expectation.
+//! Scenario parsing: the examples of docs/spec/interface.md parse, and every class of bad input
+//! yields an error naming the dotted key, the value and the expectation.
 
 use std::time::Duration;
 use thinlab_sim::{App, Direction, LossModel, QueueLimit, Scenario, ScenarioError};
 
-/// The example of docs/spec/interface.md, "Scenario file" (the CLI removes `[sweep]` before from_toml).
+/// The example of docs/spec/interface.md, "Scenario file" (the CLI removes `[sweep]` before
+/// from_toml).
 const INTERFACE_EXAMPLE: &str = r#"
 name = "quickstart"
 seed = 1                 # runs use seed, seed+1, … for repetitions

@@ -1,5 +1,6 @@
 //! Endpoint configuration: every knob of the `tcp` table of a scenario (see
-//! `docs/spec/interface.md`) and the profiles that preset them (docs/spec/mechanisms.md §1, §8, §9).
+//! `docs/spec/interface.md`) and the profiles that preset them (docs/spec/mechanisms.md §1, §8,
+//! §9).
 
 use std::time::Duration;
 
@@ -81,8 +82,8 @@ pub enum CcAlgorithm {
     Pert,
 }
 
-/// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (docs/spec/mechanisms.md §2–7).
-/// `tlp` and `rack` are RFC 8985 ([`crate::recovery::tlp`], [`crate::recovery::rack`]; both
+/// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (docs/spec/mechanisms.md
+/// §2–7). `tlp` and `rack` are RFC 8985 ([`crate::recovery::tlp`], [`crate::recovery::rack`]; both
 /// need SACK).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Mechanisms {
@@ -95,7 +96,8 @@ pub struct Mechanisms {
     pub rack: bool,
 }
 
-/// Thin-stream detection (docs/spec/mechanisms.md §2, `tcp.thin_detection`); see [`crate::thin::detect`].
+/// Thin-stream detection (docs/spec/mechanisms.md §2, `tcp.thin_detection`); see
+/// [`crate::thin::detect`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ThinDetection {
     /// PIF < 4 and not in initial slow start (Linux `tcp_stream_is_thin`).
@@ -125,9 +127,9 @@ pub enum RdbVariant {
     /// The Linux RDB patch (2015–2016): dpifl-thin only, `rdb_max_packets` earlier segments,
     /// CWR on a loss hidden by redundancy.
     Patch,
-    /// `Seed`-variant bundling, but only while it pays (Evensen (2008) §5.3, CommL §IV): an allowance of
-    /// earlier segments that doubles on a loss and drains per clean ACK, and no bundling when
-    /// the write interval exceeds the RTO; see [`crate::thin::rdb_adaptive`].
+    /// `Seed`-variant bundling, but only while it pays (Evensen (2008) §5.3, CommL §IV): an
+    /// allowance of earlier segments that doubles on a loss and drains per clean ACK, and no
+    /// bundling when the write interval exceeds the RTO; see [`crate::thin::rdb_adaptive`].
     Adaptive,
 }
 

@@ -41,7 +41,8 @@ pub enum SendKind {
 }
 
 impl SendKind {
-    /// Whether a segment of this kind counts as a retransmission (docs/spec/interface.md `retransmissions`).
+    /// Whether a segment of this kind counts as a retransmission (docs/spec/interface.md
+    /// `retransmissions`).
     pub fn is_retransmission(self) -> bool {
         matches!(
             self,

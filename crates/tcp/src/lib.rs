@@ -1,6 +1,6 @@
-//! thinlab-tcp: a sans-IO TCP endpoint (RFC 9293) carrying the latency mechanisms for
-//! interactive thin streams studied in the thin-stream literature (docs/references.md) (RDB, linear timeouts, thin dupACK,
-//! Early Retransmit) and the modern ones (TLP, RACK).
+//! thinlab-tcp: a sans-IO TCP endpoint (RFC 9293) carrying the latency mechanisms for interactive
+//! thin streams studied in the thin-stream literature (docs/references.md) (RDB, linear timeouts,
+//! thin dupACK, Early Retransmit) and the modern ones (TLP, RACK).
 //!
 //! No clock, no I/O, no global randomness: time is an [`Instant`] passed into every call.
 //! Inputs: [`Endpoint::handle_segment`], [`Endpoint::handle_timeout`], [`Endpoint::write`],

@@ -1,7 +1,7 @@
 //! Fine-grained RTO (Yin et al. §IV "fine grained" ns-2: tick 1 ms, min RTO 1 ms; Linux with
-//! rto_min 1 ms at HZ=1000): the RTT models honour `rto_min` and `clock_granularity`, so the
-//! RTO of a steady path falls to a few ms above the RTT instead of RTT + 200 ms, and the
-//! endpoint's timer fires at that RTO.
+//! rto_min 1 ms at HZ=1000): the RTT models honour `rto_min` and `clock_granularity`, so the RTO of
+//! a steady path falls to a few ms above the RTT instead of RTT + 200 ms, and the endpoint's timer
+//! fires at that RTO.
 
 mod common;
 use common::*;

@@ -1,7 +1,7 @@
-//! Thin-stream mechanism scripts (docs/spec/mechanisms.md §2–4, §6): thin dupACK, linear timeouts (both
-//! variants), Early Retransmit (RFC 5827 and the Linux RTT/4 delay), Yin et al.'s F-RTO
-//! threshold, and the attribution of retransmissions to Early / Fast / Rto. Each mechanism has
-//! its exact trigger and output, and a script showing it stays off when its condition fails.
+//! Thin-stream mechanism scripts (docs/spec/mechanisms.md §2–4, §6): thin dupACK, linear timeouts
+//! (both variants), Early Retransmit (RFC 5827 and the Linux RTT/4 delay), Yin et al.'s F-RTO
+//! threshold, and the attribution of retransmissions to Early / Fast / Rto. Each mechanism has its
+//! exact trigger and output, and a script showing it stays off when its condition fails.
 
 mod common;
 use common::*;
@@ -368,8 +368,8 @@ fn early_retransmit_linux_delay_of_a_quarter_rtt() {
     assert_eq!(ep.recovery_phase(), Phase::Open);
 }
 
-// ---------------------------------------------------------------------------------------
-// F-RTO threshold (Yin et al.)
+// --------------------------------------------------------------------------------------- F-RTO
+// threshold (Yin et al.)
 
 /// An established connection whose F-RTO estimator has seen ten 100 ms samples.
 fn frto_warmed(m: Mechanisms) -> (Endpoint, Peer, thinlab_tcp::Instant) {

@@ -1,10 +1,10 @@
 //! thinlab-trace: per-write delivery records and the latency metrics computed from them.
 //!
 //! Every driver (simulator, emulator, capture analyzer) feeds a [`FlowRecorder`] with the
-//! application's writes and the endpoints' trace events; the recorder keeps one
-//! [`WriteRecord`] per write plus packet counters ([`FlowRecords`]), and every metric of
-//! `docs/spec/interface.md` is computed from those records only ([`metrics`]).
-//! [`plot`] draws CDFs of application-layer latency as SVG.
+//! application's writes and the endpoints' trace events; the recorder keeps one [`WriteRecord`] per
+//! write plus packet counters ([`FlowRecords`]), and every metric of `docs/spec/interface.md` is
+//! computed from those records only ([`metrics`]). [`plot`] draws CDFs of application-layer latency
+//! as SVG.
 //!
 //! Captures: [`pcap`] reads pcap/pcapng files into TCP packets (never panics, reports where
 //! a truncated or corrupt file stopped), and [`flows`] reconstructs the connections in them

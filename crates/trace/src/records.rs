@@ -1,7 +1,7 @@
 //! Per-write delivery records (docs/architecture.md, thinlab-trace) built from trace events.
 //!
-//! Definitions (docs/spec/interface.md, "Results"): for each application write `[start, end)` of the
-//! sender's stream,
+//! Definitions (docs/spec/interface.md, "Results"): for each application write `[start, end)` of
+//! the sender's stream,
 //! - `first_send`: first transmission of the write's first byte;
 //! - `transport`: the write's last byte first arrives at the receiving host, in any segment;
 //! - `app`: the write's last byte is delivered in order to the receiving application;

@@ -1,9 +1,10 @@
-//! Study `evensen-apps`: Evensen (2008) §4.2, claims B.* of its report (docs/reproduction/evensen-apps/report.md). Skype (TCP), SSH
-//! and BZFlag traffic over 130 ms RTT with 2 % and 5 % loss each way, plain TCP against RDB and
-//! against all the modifications (RDB, linear timeouts, thin dupACK): retransmission share,
-//! latency, bandwidth and the application-layer latency CDFs of Tables 4.4–4.6 and
-//! Figures 4.7–4.14. Evensen replayed captured traces, which are not public; the traffic here
-//! comes from the Table 2.1 profiles (`app.kind = "profile"`, docs/app-profiles.md).
+//! Study `evensen-apps`: Evensen (2008) §4.2, claims B.* of its report
+//! (docs/reproduction/evensen-apps/report.md). Skype (TCP), SSH and BZFlag traffic over 130 ms RTT
+//! with 2 % and 5 % loss each way, plain TCP against RDB and against all the modifications (RDB,
+//! linear timeouts, thin dupACK): retransmission share, latency, bandwidth and the
+//! application-layer latency CDFs of Tables 4.4–4.6 and Figures 4.7–4.14. Evensen replayed captured
+//! traces, which are not public; the traffic here comes from the Table 2.1 profiles (`app.kind =
+//! "profile"`, docs/app-profiles.md).
 
 use super::figure;
 use super::report::{md_table, num, within};
@@ -32,8 +33,8 @@ const LOSS: &str = "network.loss.rate";
 const MECHANISMS: &str = "flow.0.tcp.mechanisms";
 /// One-way propagation delay of the 130 ms RTT path, ms: the "optimal delivery time".
 const ONE_WAY_MS: f64 = 65.0;
-/// Ethernet + IPv4 + TCP headers with timestamps, bytes: Evensen's packet sizes in
-/// Tables 4.4–4.6 include them (Tables 4.1–4.3 are payload only).
+/// Ethernet + IPv4 + TCP headers with timestamps, bytes: Evensen's packet sizes in Tables 4.4–4.6
+/// include them (Tables 4.1–4.3 are payload only).
 const HEADER_BYTES: f64 = 66.0;
 
 #[derive(Clone, Copy, PartialEq)]
@@ -171,8 +172,8 @@ const SEED: [(&str, f64, SeedRow, SeedRow); 6] = [
     ),
 ];
 
-/// Evensen's application-layer CDF statements: (app, loss, share of data, TCP's extra
-/// latency at that share ms, RDB's ms; `None` = "instantly"/"almost at once").
+/// Evensen's application-layer CDF statements: (app, loss, share of data, TCP's extra latency at
+/// that share ms, RDB's ms; `None` = "instantly"/"almost at once").
 const SEED_CDF: [(&str, f64, f64, f64, Option<f64>); 6] = [
     ("skype-tcp", 0.02, 0.98, 221.0, Some(0.0)),
     ("skype-tcp", 0.05, 0.98, 388.0, Some(46.0)),

@@ -1,7 +1,7 @@
-//! Study `evensen-lab`: Evensen (2008) §2.3 and §4.1, claims A.* of its report (docs/reproduction/evensen-lab/report.md).
-//! Retransmissions against loss, RTT and write interval for TCP (NewReno + SACK, Linux
-//! 2.6.22) and RDB; the RTO and its backoff; the average payload per packet of Tables 4.1–4.3;
-//! the time to ACK at 15 % loss.
+//! Study `evensen-lab`: Evensen (2008) §2.3 and §4.1, claims A.* of its report
+//! (docs/reproduction/evensen-lab/report.md). Retransmissions against loss, RTT and write interval
+//! for TCP (NewReno + SACK, Linux 2.6.22) and RDB; the RTO and its backoff; the average payload per
+//! packet of Tables 4.1–4.3; the time to ACK at 15 % loss.
 
 use super::figure::{self, line};
 use super::report::{md_table, num, within};
@@ -412,7 +412,8 @@ fn seed_at(table: &[(f64, f64)], x: f64) -> Option<f64> {
     table.iter().find(|t| (t.0 - x).abs() < 1e-9).map(|t| t.1)
 }
 
-/// Compares a payload sweep with a published table: "x: ours/published" list and the worst relative error.
+/// Compares a payload sweep with a published table: "x: ours/published" list and the worst relative
+/// error.
 fn compare_payload(rows: &[(f64, f64, f64)], table: &[(f64, f64)]) -> (String, String, f64) {
     let mut seed = Vec::new();
     let mut ours = Vec::new();

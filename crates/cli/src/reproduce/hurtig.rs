@@ -1,10 +1,10 @@
-//! Study `hurtig`: Hurtig (2006), fast-retransmit inhibitions, claims C.* of its report (docs/reproduction/hurtig/report.md).
-//! A FreeBSD 6 server sends a 20- or 100-packet transfer and closes; one packet of the
-//! server → client sequence is lost at a scripted position (1 = the SYN-ACK, pure ACKs count;
-//! 0 = no loss); the client's time from connect to the last byte is the metric. Which positions
-//! fast retransmit cannot repair, what that costs per (bandwidth, delay), the average cost of a
-//! loss at an arbitrary position, and what thin dupACK, Early Retransmit and TLP do to the
-//! inhibited positions.
+//! Study `hurtig`: Hurtig (2006), fast-retransmit inhibitions, claims C.* of its report
+//! (docs/reproduction/hurtig/report.md). A FreeBSD 6 server sends a 20- or 100-packet transfer and
+//! closes; one packet of the server → client sequence is lost at a scripted position (1 = the
+//! SYN-ACK, pure ACKs count; 0 = no loss); the client's time from connect to the last byte is the
+//! metric. Which positions fast retransmit cannot repair, what that costs per (bandwidth, delay),
+//! the average cost of a loss at an arbitrary position, and what thin dupACK, Early Retransmit and
+//! TLP do to the inhibited positions.
 
 mod claims;
 

@@ -1,6 +1,6 @@
-//! `thinlab reproduce NAME [--quick] [--out DIR]`: runs one study of
-//! docs/references.md (its quantitative claims, one by one) in the simulator and writes a Markdown report with
-//! SVG figures that puts our figures beside the published ones, claim by claim, each with a verdict.
+//! `thinlab reproduce NAME [--quick] [--out DIR]`: runs one study of docs/references.md (its
+//! quantitative claims, one by one) in the simulator and writes a Markdown report with SVG figures
+//! that puts our figures beside the published ones, claim by claim, each with a verdict.
 //!
 //! A study ([`Study`]) is a function that runs scenario documents through [`Ctx::run`] (the
 //! same preparation, validation and parallel runner as `thinlab run`) and returns a

@@ -1,6 +1,6 @@
-//! The report of a study: claims with the published figure, ours and a verdict; free-form
-//! sections (tables, figures, explanations); and qualitative checks that `--quick` runs in
-//! CI assert. Written as `report.md` and `claims.json`.
+//! The report of a study: claims with the published figure, ours and a verdict; free-form sections
+//! (tables, figures, explanations); and qualitative checks that `--quick` runs in CI assert.
+//! Written as `report.md` and `claims.json`.
 
 use super::{Ctx, Study};
 use anyhow::{Context, Result};
@@ -14,8 +14,8 @@ use std::path::Path;
 pub enum Verdict {
     /// The number matches within the stated tolerance.
     Reproduced,
-    /// The trend / ordering / qualitative effect matches, the number does not (or the study
-    /// gives no number).
+    /// The trend / ordering / qualitative effect matches, the number does not (or the study gives
+    /// no number).
     ShapeReproduced,
     /// Neither; the note says why.
     NotReproduced,
@@ -44,7 +44,8 @@ impl Verdict {
 /// One quantitative claim of a study.
 #[derive(Clone, Debug, Serialize)]
 pub struct Claim {
-    /// Its identifier: the study letter (A evensen-lab, B evensen-apps, C hurtig, D yin) and number, e.g. "A.5".
+    /// Its identifier: the study letter (A evensen-lab, B evensen-apps, C hurtig, D yin) and
+    /// number, e.g. "A.5".
     pub id: String,
     /// What the study claims, in a line.
     pub claim: String,

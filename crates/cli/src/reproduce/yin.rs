@@ -1,5 +1,6 @@
-//! Study `yin`: Yin et al., "Improving the performance of delay based protocol in
-//! delivering real time media via Early Retransmission"), claims D.* of its report (docs/reproduction/yin/report.md).
+//! Study `yin`: Yin et al., "Improving the performance of delay based protocol in delivering real
+//! time media via Early Retransmission"), claims D.* of its report
+//! (docs/reproduction/yin/report.md).
 //!
 //! The ns-2 dumbbell: 25 Mbit/s bottleneck, 10 Mbit/s access links, 50 ms round-trip
 //! propagation, drop-tail buffers of 80–320 KB, MSS 1000, 64 KB window. N CBR flows at
@@ -523,9 +524,9 @@ fn per_1000s<'a>(s: impl Iterator<Item = &'a Stream>) -> (f64, f64) {
     (rto * 1000.0 / active, sft * 1000.0 / active)
 }
 
-/// One buffer row of Table II (ours), in FINE_VARIANTS order.
-/// One line per fine-RTO variant against buffer size, ours (`ours` of each row) and the
-/// paper's Table II column (`seed` of each seed row).
+/// One buffer row of Table II (ours), in FINE_VARIANTS order. One line per fine-RTO variant against
+/// buffer size, ours (`ours` of each row) and the paper's Table II column (`seed` of each seed
+/// row).
 fn table_ii_series(
     table: &[FineRow],
     ours: impl Fn(&FineRow) -> [f64; 4],

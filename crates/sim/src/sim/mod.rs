@@ -350,8 +350,8 @@ impl<'a> Sim<'a> {
             && !*source_started
             && matches!(ep.state(), State::Established | State::CloseWait)
         {
-            // The application starts writing once its connection is established, as
-            // streamzero and tracepump did (Evensen (2008) §2.3) and as a server does after accept().
+            // The application starts writing once its connection is established, as streamzero and
+            // tracepump did (Evensen (2008) §2.3) and as a server does after accept().
             *source_started = true;
             *established_at = Some(now);
             if let Some(n) = source.start(now, &mut |b| issue(recorder, issued, pending, now, b)) {

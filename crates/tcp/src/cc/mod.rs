@@ -1,7 +1,7 @@
-//! Congestion control: one trait with no-op default hooks, dispatched through the [`Cc`] enum
-//! built from config (docs/spec/mechanisms.md §8). Windows are counted in segments, as Linux does.
-//! Loss *detection* and the recovery episode (NewReno partial ACKs, RFC 6675 pipe) live in
-//! `recovery`; this module only says how the window reacts.
+//! Congestion control: one trait with no-op default hooks, dispatched through the [`Cc`] enum built
+//! from config (docs/spec/mechanisms.md §8). Windows are counted in segments, as Linux does. Loss
+//! *detection* and the recovery episode (NewReno partial ACKs, RFC 6675 pipe) live in `recovery`;
+//! this module only says how the window reacts.
 //!
 //! Sources: RFC 5681 (slow start, congestion avoidance, loss responses, restart after idle),
 //! RFC 6582 (NewReno), Linux `tcp_reno_cong_avoid`/`tcp_slow_start`/`tcp_cong_avoid_ai`.
@@ -51,8 +51,8 @@ pub trait CongestionControl {
     fn undo(&mut self, _prior_cwnd: u32, _prior_ssthresh: u32) {}
     /// The sender was idle for longer than an RTO (RFC 5681 §4.1 restart window).
     fn on_idle_restart(&mut self, _now: Instant) {}
-    /// Still in the initial slow start (no loss response yet): Linux
-    /// `tcp_in_initial_slowstart`, used by thin-stream detection (docs/spec/mechanisms.md §2).
+    /// Still in the initial slow start (no loss response yet): Linux `tcp_in_initial_slowstart`,
+    /// used by thin-stream detection (docs/spec/mechanisms.md §2).
     fn in_initial_slow_start(&self) -> bool {
         self.ssthresh() >= INFINITE_SSTHRESH
     }

@@ -2,13 +2,13 @@
 //! RFC 6582, RFC 6675 via `recovery`; RFC 6298 timer rules and Karn's rule via
 //! `recovery::rto`) and of its text (RFC 9293 "seventh", reassembly, delayed ACK).
 //!
-//! Order on an ACK: classify (duplicate ACK per docs/spec/mechanisms.md §4, judged against the window we
-//! held *before* this segment), cumulative ACK (queue, `Event::Acked`), SACK blocks, RTT
-//! sample and backoff reset, recovery state machine, congestion-window growth, RTO timer,
-//! window update (SND.WL1/WL2), persist timer, FIN-acked transitions. The RTO timer is
-//! restarted on every ACK of new data, partial ACKs in recovery included (RFC 6582
-//! "Slow-but-Steady", as Linux). Spurious retransmissions are counted by Eifel detection
-//! (RFC 3522) when timestamps are in use; D-SACK is ignored.
+//! Order on an ACK: classify (duplicate ACK per docs/spec/mechanisms.md §4, judged against the
+//! window we held *before* this segment), cumulative ACK (queue, `Event::Acked`), SACK blocks, RTT
+//! sample and backoff reset, recovery state machine, congestion-window growth, RTO timer, window
+//! update (SND.WL1/WL2), persist timer, FIN-acked transitions. The RTO timer is restarted on every
+//! ACK of new data, partial ACKs in recovery included (RFC 6582 "Slow-but-Steady", as Linux).
+//! Spurious retransmissions are counted by Eifel detection (RFC 3522) when timestamps are in use;
+//! D-SACK is ignored.
 
 use super::delayed_ack::{AckDecision, Arrival};
 use super::timers::TimerKind;

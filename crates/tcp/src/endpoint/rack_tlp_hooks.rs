@@ -1,7 +1,7 @@
-//! Where the endpoint consults RACK and TLP (RFC 8985; docs/spec/mechanisms.md §7): the decisions are the
-//! pure functions of [`crate::recovery::rack`] and [`crate::recovery::tlp`]; this file gathers
-//! their inputs from the endpoint's state so that `input`, `output` and the timer dispatch carry
-//! one-line call sites. Both mechanisms need SACK to have been negotiated.
+//! Where the endpoint consults RACK and TLP (RFC 8985; docs/spec/mechanisms.md §7): the decisions
+//! are the pure functions of [`crate::recovery::rack`] and [`crate::recovery::tlp`]; this file
+//! gathers their inputs from the endpoint's state so that `input`, `output` and the timer dispatch
+//! carry one-line call sites. Both mechanisms need SACK to have been negotiated.
 //!
 //! ACK path: `rack_before_ack` (before the cumulative ACK and the SACK blocks are applied, while
 //! the delivered segments and their send times are still queued) advances RACK's segment;

@@ -1,10 +1,10 @@
-//! Where the endpoint runs Redundant Data Bundling ([`crate::thin::rdb`], docs/spec/mechanisms.md §5):
-//! widening a new segment backwards over unacknowledged data (`send_new`), widening a
-//! retransmission forwards (seed and adaptive variants, `send_retransmission`), the patch
-//! variant's hidden-loss reaction on an ACK (`process_ack`), and the adaptive variant's
-//! allowance (loss signals from ACKs and retransmissions, [`crate::thin::rdb_adaptive`]). The
-//! decisions are the pure functions of `thin::rdb` and `thin::rdb_adaptive`; this file gathers
-//! their inputs and builds the payload, so that `output` and `input` carry one-line call sites.
+//! Where the endpoint runs Redundant Data Bundling ([`crate::thin::rdb`], docs/spec/mechanisms.md
+//! §5): widening a new segment backwards over unacknowledged data (`send_new`), widening a
+//! retransmission forwards (seed and adaptive variants, `send_retransmission`), the patch variant's
+//! hidden-loss reaction on an ACK (`process_ack`), and the adaptive variant's allowance (loss
+//! signals from ACKs and retransmissions, [`crate::thin::rdb_adaptive`]). The decisions are the
+//! pure functions of `thin::rdb` and `thin::rdb_adaptive`; this file gathers their inputs and
+//! builds the payload, so that `output` and `input` carry one-line call sites.
 //!
 //! A bundle is the concatenation of the payloads of contiguous queued segments (each a `Bytes`
 //! slice of the send buffer); it is copied into one buffer of at most one MSS. The queue keeps

@@ -16,9 +16,9 @@
 //! - `tcp_select_window`: the offer never shrinks below what the previous one still grants
 //!   (`rcv_wup + rcv_wnd − rcv_nxt`), rounded up to the scale unit.
 //!
-//! Why it matters here: with a byte-exact window every ACK of a receiver whose application
-//! reads varying amounts advertises a different window, and an ACK that changes the window is
-//! not a duplicate ACK (RFC 5681 §2, docs/spec/mechanisms.md §4), so dupACK-based fast retransmit (and
+//! Why it matters here: with a byte-exact window every ACK of a receiver whose application reads
+//! varying amounts advertises a different window, and an ACK that changes the window is not a
+//! duplicate ACK (RFC 5681 §2, docs/spec/mechanisms.md §4), so dupACK-based fast retransmit (and
 //! thin dupACK) would stall. Linux's rounding keeps the window field constant across such ACKs.
 //!
 //! Invariant: the result is a multiple of the scale unit or equal to the unshrunk previous

@@ -1,9 +1,9 @@
-//! Where the endpoint consults the thin-stream mechanisms (docs/spec/mechanisms.md §2–4, §6): the thin
-//! test ([`crate::thin::detect`]), the dupthresh of each ACK (thin dupACK, Early Retransmit and
-//! its Linux delay, the F-RTO threshold of Yin et al.), the backoff after an RTO expiry
-//! (linear timeouts) and the Early Retransmit timer. The decisions are the pure functions of
-//! those modules; this file only gathers their inputs from the endpoint's state, so that the
-//! hot paths (`input`, `output`) carry one-line call sites.
+//! Where the endpoint consults the thin-stream mechanisms (docs/spec/mechanisms.md §2–4, §6): the
+//! thin test ([`crate::thin::detect`]), the dupthresh of each ACK (thin dupACK, Early Retransmit
+//! and its Linux delay, the F-RTO threshold of Yin et al.), the backoff after an RTO expiry (linear
+//! timeouts) and the Early Retransmit timer. The decisions are the pure functions of those modules;
+//! this file only gathers their inputs from the endpoint's state, so that the hot paths (`input`,
+//! `output`) carry one-line call sites.
 
 use super::timers::TimerKind;
 use super::{Endpoint, State};

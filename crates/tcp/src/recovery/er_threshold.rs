@@ -1,12 +1,12 @@
-//! The F-RTO threshold of Yin et al. §II.B ("Early Retransmission" for PERT, after Brakmo's
-//! Vegas fine-grained timeout check; docs/spec/mechanisms.md §6 `f-rto-threshold`). Knob:
+//! The F-RTO threshold of Yin et al. §II.B ("Early Retransmission" for PERT, after Brakmo's Vegas
+//! fine-grained timeout check; docs/spec/mechanisms.md §6 `f-rto-threshold`). Knob:
 //! `Mechanisms::er_threshold` (`tcp.mechanisms = ["er-threshold"]`).
 //!
-//! Yin et al. eq. (4)–(7): F-RTO = RTT'max + RTT'min, RTT'max = SRTT' + 2·SVAR,
-//! SRTT' ← 15/16·SRTT' + 1/16·R, SVAR ← 3/4·SVAR + 1/4·|R − SRTT'|, RTT'min = the minimum RTT
-//! observed. On each duplicate ACK, if the time elapsed since the oldest unacknowledged
-//! segment was (last) sent exceeds F-RTO, loss recovery (fast retransmit) starts at once
-//! instead of waiting for dupthresh duplicate ACKs; the retransmission is `SendKind::EarlyThreshold`.
+//! Yin et al. eq. (4)–(7): F-RTO = RTT'max + RTT'min, RTT'max = SRTT' + 2·SVAR, SRTT' ← 15/16·SRTT'
+//! + 1/16·R, SVAR ← 3/4·SVAR + 1/4·|R − SRTT'|, RTT'min = the minimum RTT observed. On each
+//! duplicate ACK, if the time elapsed since the oldest unacknowledged segment was (last) sent
+//! exceeds F-RTO, loss recovery (fast retransmit) starts at once instead of waiting for dupthresh
+//! duplicate ACKs; the retransmission is `SendKind::EarlyThreshold`.
 //!
 //! INTERPRETATION (the paper is terse; recorded here as docs/spec/mechanisms.md asks):
 //! * "the round trip time of that DUPACK" is read as now − send time of the oldest

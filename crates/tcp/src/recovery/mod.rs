@@ -10,8 +10,8 @@
 //! number of duplicate ACKs received in the episode.
 //!
 //! Thin-stream additions: [`thin_dupack`] and [`early_retransmit`] lower `dupack::dupthresh`;
-//! [`er_threshold`] (Yin et al.'s F-RTO threshold) starts an episode early; the endpoint marks
-//! such episodes with `next_episode_early` so that their retransmission is `SendKind::Early`
+//! [`er_threshold`] (Yin et al.'s F-RTO threshold) starts an episode early; the endpoint marks such
+//! episodes with `next_episode_early` so that their retransmission is `SendKind::Early`
 //! (`EarlyThreshold` for the F-RTO threshold); with RACK active, fast retransmissions are
 //! `SendKind::RackRetransmit`.
 //!

@@ -2,14 +2,15 @@
 //! `Mechanisms::thin_dupack` (`tcp.mechanisms = ["thin-dupack"]`); the thin test is
 //! `TcpConfig::thin_detection` (default `pif4`).
 //!
-//! Sources: Evensen (2008) §2.4.2 and Petlund & Evensen (2008) and Petlund et al. (2008) (fast retransmit on the first duplicate ACK
-//! while the stream is thin); Linux 2.6.34–4.x `tcp_time_to_recover` (`TCP_THIN_DUPACK` = 17,
-//! sysctl `tcp_thin_dupack`, removed in 4.13 as subsumed by RACK).
+//! Sources: Evensen (2008) §2.4.2 and Petlund & Evensen (2008) and Petlund et al. (2008) (fast
+//! retransmit on the first duplicate ACK while the stream is thin); Linux 2.6.34–4.x
+//! `tcp_time_to_recover` (`TCP_THIN_DUPACK` = 17, sysctl `tcp_thin_dupack`, removed in 4.13 as
+//! subsumed by RACK).
 //!
-//! Deviation from Linux, by choice (docs/spec/mechanisms.md §4 is the spec): Linux additionally required
-//! SACK, no unsent data (`!tcp_send_head`) and `tcp_dupack_heuristics > 1`; here the only
-//! condition is "thin", as in Evensen (2008) and Petlund et al. (2008). The duplicate-ACK definition is unchanged
-//! ([`super::dupack::is_dupack`]).
+//! Deviation from Linux, by choice (docs/spec/mechanisms.md §4 is the spec): Linux additionally
+//! required SACK, no unsent data (`!tcp_send_head`) and `tcp_dupack_heuristics > 1`; here the only
+//! condition is "thin", as in Evensen (2008) and Petlund et al. (2008). The duplicate-ACK
+//! definition is unchanged ([`super::dupack::is_dupack`]).
 //!
 //! Invariant: while thin, dupthresh = 1; otherwise the RFC 5681 value 3. It only decides when
 //! an episode *starts* (Open phase); loss marking inside recovery keeps dupthresh 3.

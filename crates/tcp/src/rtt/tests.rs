@@ -50,8 +50,8 @@ fn linux_first_sample() {
 fn linux_steady_rtt_converges_to_rtt_plus_rto_min() {
     assert_eq!(steady(Profile::Linux2622, ms(10), 50), ms(210));
     assert_eq!(steady(Profile::Linux2622, ms(100), 50), ms(300));
-    // 2R = 260 > 200: rttvar decays by (rttvar - 200) >> 2 per round and stops once the excess
-    // is under 4 jiffies (integer arithmetic, as in Linux): Evensen's (2008) "~330 ms".
+    // 2R = 260 > 200: rttvar decays by (rttvar - 200) >> 2 per round and stops once the excess is
+    // under 4 jiffies (integer arithmetic, as in Linux): Evensen's (2008) "~330 ms".
     assert_eq!(steady(Profile::Linux2622, ms(130), 50), ms(333));
     // 4·mdev starts above rto_min at 200 ms and decays by 1/4 of the excess per round.
     let r = steady(Profile::Linux2622, ms(200), 50);

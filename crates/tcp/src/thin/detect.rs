@@ -1,15 +1,15 @@
 //! Thin-stream detection (docs/spec/mechanisms.md §2). Knob: `TcpConfig::thin_detection`
 //! (`tcp.thin_detection = "pif4" | "dpifl"`), default `Pif4`.
 //!
-//! * `Pif4` — Evensen (2008) §2.4; Linux `tcp_stream_is_thin` (include/net/tcp.h, 2.6.34+):
+//! * * `Pif4` — Evensen (2008) §2.4; Linux `tcp_stream_is_thin` (include/net/tcp.h, 2.6.34+):
 //!   `tp->packets_out < 4 && !tcp_in_initial_slowstart(tp)`.
 //! * `Dpifl` — public Linux RDB patch (2016), `tcp_stream_is_thin_dpifl`:
 //!   `PIF * itt_lower_bound < srtt`, `itt_lower_bound` = 10 ms
 //!   ([`DPIFL_ITT_LOWER_BOUND`]); no SRTT yet → not thin (the patch compares with srtt 0).
 //!
 //! PIF here is Linux `packets_out` (segments sent and not cumulatively acknowledged), as
-//! docs/spec/mechanisms.md defines it for both tests. (The patch uses `tcp_packets_in_flight`, which
-//! differs only while segments are SACKed or marked lost.)
+//! docs/spec/mechanisms.md defines it for both tests. (The patch uses `tcp_packets_in_flight`,
+//! which differs only while segments are SACKed or marked lost.)
 //!
 //! Invariant: the test is a pure function of (PIF, initial slow start, SRTT); `Pif4` is thin
 //! exactly for PIF ∈ {0, 1, 2, 3} outside the initial slow start; `Dpifl` at 100 ms SRTT is

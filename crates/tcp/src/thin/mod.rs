@@ -1,7 +1,8 @@
 //! Thin-stream mechanisms (docs/spec/mechanisms.md §2–3): [`detect`] (is the stream thin?) and
-//! [`linear_timeouts`] (no exponential backoff while thin), [`rdb`] (Redundant Data Bundling, §5) and [`rdb_adaptive`] (bundling only while it pays). Thin dupACK and Early Retransmit
-//! live with loss recovery ([`crate::recovery::thin_dupack`],
-//! [`crate::recovery::early_retransmit`], [`crate::recovery::er_threshold`]).
+//! [`linear_timeouts`] (no exponential backoff while thin), [`rdb`] (Redundant Data Bundling, §5)
+//! and [`rdb_adaptive`] (bundling only while it pays). Thin dupACK and Early Retransmit live with
+//! loss recovery ([`crate::recovery::thin_dupack`], [`crate::recovery::early_retransmit`],
+//! [`crate::recovery::er_threshold`]).
 //!
 //! Everything here is a pure decision function; the endpoint orchestrates
 //! (`endpoint/thin_hooks.rs`).

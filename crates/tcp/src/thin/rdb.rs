@@ -1,14 +1,14 @@
 //! Redundant Data Bundling (docs/spec/mechanisms.md §5). Knobs: `Mechanisms::rdb` (`tcp.mechanisms`
-//! contains `"rdb"`), `TcpConfig::rdb_variant` (`"seed"` | `"patch"`), `rdb_max_bytes`
-//! (0 = the MSS is the only limit), `rdb_max_packets` (patch only, default 1).
+//! contains `"rdb"`), `TcpConfig::rdb_variant` (`"seed"` | `"patch"`), `rdb_max_bytes` (0 = the MSS
+//! is the only limit), `rdb_max_packets` (patch only, default 1).
 //!
-//! * `Seed` — Evensen (2008) ch. 3 (`tcp_trans_merge_prev`,
-//!   `tcp_retrans_merge_redundant`): a new segment smaller than the MSS (no SYN/FIN) carries
-//!   the still-unacknowledged earlier segments that fit, as one contiguous range starting at
-//!   the earliest bundled byte (cumulative: every packet repeats all unacked data that fits);
-//!   a retransmitted segment is extended with the following sent-but-unacked segments up to
-//!   one MSS. Acknowledged bytes are trimmed from the queue before any bundle is built
-//!   (`SendQueue::ack` trims a partially acked head), so acked data is never resent.
+//! * * `Seed` — Evensen (2008) ch. 3 (`tcp_trans_merge_prev`, `tcp_retrans_merge_redundant`): a new
+//!   segment smaller than the MSS (no SYN/FIN) carries the still-unacknowledged earlier segments
+//!   that fit, as one contiguous range starting at the earliest bundled byte (cumulative: every
+//!   packet repeats all unacked data that fits); a retransmitted segment is extended with the
+//!   following sent-but-unacked segments up to one MSS. Acknowledged bytes are trimmed from the
+//!   queue before any bundle is built (`SendQueue::ack` trims a partially acked head), so acked
+//!   data is never resent.
 //! * `Patch` — the Linux RDB patch (2015–2016, `tcp_rdb.c`): only while `dpifl`-thin and with
 //!   `TCP_NODELAY`; walks backwards from the segment before the new one, adding earlier
 //!   segments while the total stays within min(MSS, max_bytes) and the count within
