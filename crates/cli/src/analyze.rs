@@ -1,7 +1,7 @@
 //! `thinlab analyze SENDER.pcap [--receiver RECEIVER.pcap] [--out DIR] [--connection SEL]`:
 //! reads captures ([`thinlab_trace::pcap`]), reconstructs every TCP connection
 //! ([`thinlab_trace::flows`]) and writes, like `run`:
-//! - - `summary.json`: `"latency_origin": "first-send"`, what reading each capture found (records,
+//! - `summary.json`: `"latency_origin": "first-send"`, what reading each capture found (records,
 //!   drops by reason, the byte offset where reading stopped on a truncated or corrupt file), and
 //!   per connection the metrics of docs/spec/interface.md plus analyseTCP-style extras;
 //! - `connections.csv`: one row per connection, scalar metrics flattened;

@@ -318,12 +318,15 @@ pub fn compare(sim: &Path, kernel: &Path) -> Result<Report> {
     })
 }
 
+/// CDF points (latency ms, fraction) per (configuration, flow).
+type CdfPoints = BTreeMap<(String, String), Vec<(f64, f64)>>;
+
 /// `latency_cdf.csv` points per (configuration, flow).
-fn cdf_points(dir: &Path) -> Result<BTreeMap<(String, String), Vec<(f64, f64)>>> {
+fn cdf_points(dir: &Path) -> Result<CdfPoints> {
     let path = dir.join("latency_cdf.csv");
     let mut r =
         csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
-    let mut out: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
+    let mut out: CdfPoints = BTreeMap::new();
     for rec in r.records() {
         let rec = rec?;
         let (Some(c), Some(f), Some(x), Some(y)) = (rec.get(0), rec.get(1), rec.get(2), rec.get(3))

@@ -1,7 +1,7 @@
 //! Loading the writes of an `app.kind = "trace"` source (docs/scenarios.md, `app`).
 //!
 //! A trace file is either
-//! - - a **pcap/pcapng capture** (recognised by its magic number): the connection is reconstructed
+//! - a **pcap/pcapng capture** (recognised by its magic number): the connection is reconstructed
 //!   with [`thinlab_trace::flows::analyze`]; for the chosen connection's data sender, each data
 //!   segment's *new* bytes (those beyond the highest byte sent before) become one write at that
 //!   segment's capture time, relative to the first such segment. Retransmitted bytes, pure ACKs and

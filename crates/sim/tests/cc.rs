@@ -12,7 +12,7 @@
 //!   8.10 / 8.34 Mbit/s; NewReno 91 drops, 64.6 ms, 9.48 Mbit/s (seeds 1/2). The one-way
 //!   propagation delay is 20 ms, so the probe sees ≈ 3.5 ms of queueing behind PERT against
 //!   ≈ 45 ms behind NewReno.
-//! * * With the Linux delayed ACK (the linux-2.6.22 default) PERT collapses on the same path
+//! * With the Linux delayed ACK (the linux-2.6.22 default) PERT collapses on the same path
 //!   (0.26 Mbit/s): at small windows the delayed-ACK timer (≥ 40 ms) inflates the per-ACK RTT
 //!   samples, so q = srtt_0.99 − min_rtt stays above 2·T_max = 20 ms and p = 1. PERT was designed
 //!   and evaluated in ns-2 without delayed ACKs (Yin et al. Table I); the test turns them off for

@@ -1,9 +1,9 @@
-//! RACK-TLP end to end in the simulator: the modern `linux` profile (CUBIC, IW10, RACK-TLP,
-//! initial RTO 1 s) against `linux-2.6.22` (NewReno, dupthresh, RTO only) on Evensen's (2008)
-//! game-like thin stream (120 B every 140 ms, 100 ms RTT, 1 % loss each way). With at most one
-//! or two segments in flight, 2.6.22 repairs almost every loss by RTO (≈ RTT + 200 ms, doubling
-//! on repeated loss); RACK (a later segment SACKed) and TLP (the tail) repair them sooner, so the 99th percentile of application-layer latency and the
-//! number of RTOs both fall.
+//! RACK-TLP end to end in the simulator: the modern `linux` profile (CUBIC, IW10, RACK-TLP, initial
+//! RTO 1 s) against `linux-2.6.22` (NewReno, dupthresh, RTO only) on Evensen's (2008) game-like
+//! thin stream (120 B every 140 ms, 100 ms RTT, 1 % loss each way). With at most one or two
+//! segments in flight, 2.6.22 repairs almost every loss by RTO (≈ RTT + 200 ms, doubling on
+//! repeated loss); RACK (a later segment SACKed) and TLP (the tail) repair them sooner, so the 99th
+//! percentile of application-layer latency and the number of RTOs both fall.
 //!
 //! With 140 ms between writes and a 100 ms RTT, RACK repairs a loss when the next write's SACK
 //! arrives (≈ 240 ms after the lost send, delivered ≈ 290 ms after it), before the probe would

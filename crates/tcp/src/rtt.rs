@@ -9,29 +9,30 @@
 //! Each model keeps its state the way its source does, in units of the clock granularity
 //! (`TcpConfig::clock_granularity`, "ticks"), except RFC 6298 which works in nanoseconds:
 //!
-//! * * `Linux` (2.6.22): a sample is rounded UP to whole jiffies (at least one, as
+//! * `Linux` (2.6.22): a sample is rounded UP to whole jiffies (at least one, as
 //!   `tcp_rtt_estimator` turns 0 into 1). `srtt` is kept ×8, `mdev` ×4. The mdev update is
-//!   asymmetric: when the RTT *falls* (m < srtt) and |error| exceeds mdev, the excess is weighted a
-//!   further 1/8 (so effectively 1/32), which keeps a falling RTT from inflating the RTO. `rttvar`
-//!   = max(`mdev_max`, rto_min), where `mdev_max` is the largest mdev seen in the current RTT
-//!   round; at the end of a round `rttvar` decays by 1/4 of its excess over `mdev_max`. RTO = srtt
-//!   + rttvar, i.e. SRTT + max(rto_min, 4·mdev) in steady state. [`RttEstimator::on_sample`] treats
-//!   every sample as ending a round (exact for thin streams, which have at most one sample per
-//!   RTT); [`RttEstimator::on_sample_in_round`] lets the endpoint pass Linux's `after(snd_una,
+//!   asymmetric: when the RTT *falls* (m < srtt) and |error| exceeds mdev, the excess is weighted
+//!   a further 1/8 (so effectively 1/32), which keeps a falling RTT from inflating the RTO.
+//!   `rttvar` = max(`mdev_max`, rto_min), where `mdev_max` is the largest mdev seen in the current
+//!   RTT round; at the end of a round `rttvar` decays by 1/4 of its excess over `mdev_max`. RTO =
+//!   srtt + rttvar, i.e. SRTT + max(rto_min, 4·mdev) in steady state. [`RttEstimator::on_sample`]
+//!   treats every sample as ending a round (exact for thin streams, which have at most one sample
+//!   per RTT); [`RttEstimator::on_sample_in_round`] lets the endpoint pass Linux's `after(snd_una,
 //!   rtt_seq)` itself. Steady RTT R: RTO → R + 200 ms when 2R ≤ 200 ms (210 ms at 10 ms, 300 ms at
 //!   100 ms); above that the per-round decay stops once the excess is under 4 jiffies (333 ms at
 //!   130 ms, ≈ Evensen's (2008) "~330 ms").
 //! * `Rfc6298`: exactly RFC 6298 §2; samples rounded up to G.
-//! * * `FreeBsd6`: `t_srtt` ×32, `t_rttvar` ×16, deltas ×4 (`TCP_DELTA_SHIFT`). The sample is
-//!   `ticks + 1` where `ticks` = whole ticks elapsed (floor), as tcp_input.c passes `ticks - tsecr
-//!   + 1`. First sample: srtt = r, rttvar = r/2 (Hurtig (2006) Listing C.1). Later samples use `rtt
-//!   - 1` ("adjust rtt to origin 0"): this branch is *not* in Hurtig (2006); it is FreeBSD 6
-//!   `tcp_xmit_timer` (4.4BSD lineage). RTO = `TCPT_RANGESET(TCP_REXMTVAL, max(t_rttmin, rtt+2),
-//!   REXMTMAX)` which adds `tcp_rexmit_slop` (200 ms) *before* clamping (Listings C.2–C.4). A first
-//!   sample r gives 3·r + 200 ms; Hurtig's 28.8 ms handshake RTT gives r = 29 ticks and 287 ms.
-//!   Ambiguity: "r" in docs/spec/mechanisms.md is the `tcp_xmit_timer` argument (ticks + 1), so a
-//!   measured 28–28.99 ms yields 287 ms and an exact 29 ms yields 290 ms.
-//! * * `Ns2`: `rtt_update` of ns-2 `tcp.cc`: sample `int(tao/tick + 0.5)` (the timestamp-option
+//! * `FreeBsd6`: `t_srtt` ×32, `t_rttvar` ×16, deltas ×4 (`TCP_DELTA_SHIFT`). The sample is
+//!   `ticks + 1` where `ticks` = whole ticks elapsed (floor), as tcp_input.c passes `ticks -
+//!   tsecr + 1`. First sample: srtt = r, rttvar = r/2 (Hurtig (2006) Listing C.1). Later samples
+//!   use `rtt - 1` ("adjust rtt to origin 0"): this branch is *not* in Hurtig (2006); it is
+//!   FreeBSD 6 `tcp_xmit_timer` (4.4BSD lineage). RTO = `TCPT_RANGESET(TCP_REXMTVAL,
+//!   max(t_rttmin, rtt+2), REXMTMAX)` which adds `tcp_rexmit_slop` (200 ms) *before* clamping
+//!   (Listings C.2–C.4). A first sample r gives 3·r + 200 ms; Hurtig's 28.8 ms handshake RTT
+//!   gives r = 29 ticks and 287 ms. Ambiguity: "r" in docs/spec/mechanisms.md is the
+//!   `tcp_xmit_timer` argument (ticks + 1), so a measured 28–28.99 ms yields 287 ms and an exact
+//!   29 ms yields 290 ms.
+//! * `Ns2`: `rtt_update` of ns-2 `tcp.cc`: sample `int(tao/tick + 0.5)` (the timestamp-option
 //!   branch; at least 1 tick), `t_srtt_` ×8, `t_rttvar_` ×4, first sample srtt = r, rttvar = r/2,
 //!   `t_rtxcur_ = ((t_rttvar_ << 3) + t_srtt_) >> 3` ticks, then `rtt_timeout`: max(minrto),
 //!   min(maxrto), at least 2 ticks. Yin et al.'s formulas (2) and (3) omit the sample weights (1/8,

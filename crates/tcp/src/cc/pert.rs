@@ -5,9 +5,9 @@
 //!
 //! * Per RTT sample r: min_rtt = min(min_rtt, r); srtt_0.99 ← 0.99·srtt_0.99 + 0.01·r (the
 //!   first sample initialises it). Queueing delay q = srtt_0.99 − min_rtt.
-//! * * p(q) ([`probability`]): 0 for q < T_min = 5 ms; p_max·(q − T_min)/(T_max − T_min) up to
-//!   T_max = 10 ms, p_max = 0.05; p_max + (1 − p_max)·(q − T_max)/T_max up to 2·T_max; 1 beyond
-//!   (RED's "gentle" shape, Yin et al. Fig. 1).
+//! * p(q) ([`probability`]): 0 for q < T_min = 5 ms; p_max·(q − T_min)/(T_max − T_min) up to T_max
+//!   = 10 ms, p_max = 0.05; p_max + (1 − p_max)·(q − T_max)/T_max up to 2·T_max; 1 beyond (RED's
+//!   "gentle" shape, Yin et al. Fig. 1).
 //! * On each ACK that reaches `on_ack` (new data acknowledged outside recovery), with
 //!   probability p(q): cwnd ← ⌊0.65·cwnd⌋ (reduction by β = 0.35), ssthresh ← max(cwnd, 2),
 //!   and that ACK does not grow the window. At most once per RTT: no new early response until
@@ -17,13 +17,13 @@
 //!   p > 0 and the once-per-RTT gate is open, so a run is reproducible.
 //!
 //! Sources and what is unverified:
-//! * * The paper's full text was not available here. T_min = 5 ms, T_max = 10 ms, p_max = 0.05, the
+//! * The paper's full text was not available here. T_min = 5 ms, T_max = 10 ms, p_max = 0.05, the
 //!   0.99 history weight and β = 0.35 are from docs/spec/mechanisms.md §8; they agree with an
 //!   independent ns-3 PERT/RED implementation (`TcpPertRed`: Thresh1 5 ms, Thresh2 10 ms, Thresh3
 //!   20 ms = 2·Thresh2, MaxP 0.05, Beta 0.35, `m_pertSrtt·0.99 + 0.01·rtt`, ssthresh = max((1 −
 //!   β)·cwnd, 2)), which we read but did not copy.
-//! * * Unverified choices: that ns-3 code only responds in congestion avoidance (cwnd > ssthresh)
-//!   and gates by acknowledged sequence; we respond in slow start too (docs/spec/mechanisms.md says
+//! * Unverified choices: that ns-3 code only responds in congestion avoidance (cwnd > ssthresh) and
+//!   gates by acknowledged sequence; we respond in slow start too (docs/spec/mechanisms.md says
 //!   "per ACK") and gate by time (the latest RTT sample), since the controller does not see
 //!   sequence numbers. It also recomputes p on a timer (every 1/170 s) and adapts α and the upper
 //!   threshold from max_rtt; this module evaluates p(q) on every ACK with fixed thresholds (plain

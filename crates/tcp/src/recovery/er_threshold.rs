@@ -2,9 +2,9 @@
 //! fine-grained timeout check; docs/spec/mechanisms.md §6 `f-rto-threshold`). Knob:
 //! `Mechanisms::er_threshold` (`tcp.mechanisms = ["er-threshold"]`).
 //!
-//! Yin et al. eq. (4)–(7): F-RTO = RTT'max + RTT'min, RTT'max = SRTT' + 2·SVAR, SRTT' ← 15/16·SRTT'
-//! + 1/16·R, SVAR ← 3/4·SVAR + 1/4·|R − SRTT'|, RTT'min = the minimum RTT observed. On each
-//! duplicate ACK, if the time elapsed since the oldest unacknowledged segment was (last) sent
+//! Yin et al. eq. (4)–(7): F-RTO = RTT'max + RTT'min, RTT'max = SRTT' + 2·SVAR, SRTT' ←
+//! 15/16·SRTT' + 1/16·R, SVAR ← 3/4·SVAR + 1/4·|R − SRTT'|, RTT'min = the minimum RTT observed. On
+//! each duplicate ACK, if the time elapsed since the oldest unacknowledged segment was (last) sent
 //! exceeds F-RTO, loss recovery (fast retransmit) starts at once instead of waiting for dupthresh
 //! duplicate ACKs; the retransmission is `SendKind::EarlyThreshold`.
 //!

@@ -1,7 +1,7 @@
 //! Thin-stream detection (docs/spec/mechanisms.md §2). Knob: `TcpConfig::thin_detection`
 //! (`tcp.thin_detection = "pif4" | "dpifl"`), default `Pif4`.
 //!
-//! * * `Pif4` — Evensen (2008) §2.4; Linux `tcp_stream_is_thin` (include/net/tcp.h, 2.6.34+):
+//! * `Pif4` — Evensen (2008) §2.4; Linux `tcp_stream_is_thin` (include/net/tcp.h, 2.6.34+):
 //!   `tp->packets_out < 4 && !tcp_in_initial_slowstart(tp)`.
 //! * `Dpifl` — public Linux RDB patch (2016), `tcp_stream_is_thin_dpifl`:
 //!   `PIF * itt_lower_bound < srtt`, `itt_lower_bound` = 10 ms

@@ -10,7 +10,7 @@
 //!   recomputed from the estimator (`__tcp_set_rto`); otherwise the RTO doubles. The thin test
 //!   runs after `tcp_enter_loss` has set ssthresh, so the first RTO of a connection already
 //!   counts as "not in initial slow start".
-//! * * `SeedSrtt` — Evensen (2008) §2.4 wording, "the retransmission time is only increased by a
+//! * `SeedSrtt` — Evensen (2008) §2.4 wording, "the retransmission time is only increased by a
 //!   smoothed RTT measurement for every RTO": RTO_k = RTO_0 + k·SRTT after k consecutive expiries,
 //!   under the same gate (established, thin, k ≤ 6); beyond that the RTO doubles from RTO_0 +
 //!   6·SRTT. Without an SRTT the increment is 0. *Interpretation*: Evensen (2008) gives no retry

@@ -2,7 +2,7 @@
 //! contains `"rdb"`), `TcpConfig::rdb_variant` (`"seed"` | `"patch"`), `rdb_max_bytes` (0 = the MSS
 //! is the only limit), `rdb_max_packets` (patch only, default 1).
 //!
-//! * * `Seed` — Evensen (2008) ch. 3 (`tcp_trans_merge_prev`, `tcp_retrans_merge_redundant`): a new
+//! * `Seed` — Evensen (2008) ch. 3 (`tcp_trans_merge_prev`, `tcp_retrans_merge_redundant`): a new
 //!   segment smaller than the MSS (no SYN/FIN) carries the still-unacknowledged earlier segments
 //!   that fit, as one contiguous range starting at the earliest bundled byte (cumulative: every
 //!   packet repeats all unacked data that fits); a retransmitted segment is extended with the

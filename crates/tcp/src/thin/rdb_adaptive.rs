@@ -4,7 +4,7 @@
 //!
 //! This goes beyond the published variants by building what their authors propose as future work:
 //!
-//! - - Evensen (2008) §5.3: "be better to do something more similar to exponential backoff. If one
+//! - Evensen (2008) §5.3: "be better to do something more similar to exponential backoff. If one
 //!   packet is lost, the kernel would be allowed to bundle with one packet, and then double the
 //!   number for every loss. For every ACK that is received, the number of permitted bundles would
 //!   be reduced by one." The **allowance** is that number of permitted bundles. A loss makes it
@@ -13,15 +13,15 @@
 //!   unacknowledged data that fits: a count limit walking back from the newest segment would leave
 //!   out the lost head of the queue, which is the data the bundle is for); at zero the sender does
 //!   not bundle.
-//! - - Evensen et al. (2008), IEEE Communications Letters ("CommL"), §IV: bundling beats the
+//! - Evensen et al. (2008), IEEE Communications Letters ("CommL"), §IV: bundling beats the
 //!   retransmission timer while the interval between writes is below RTO − RTT (Evensen (2008)
 //!   §4.1.2: "the packets had to be sent with less than 200 ms IAT (RTO minus the RTT)"); between
 //!   RTO − RTT and minRTO + RTT a bundle still arrives before the retransmission (an
-//!   application-latency gain, with a spurious retransmission); "when the IAT exceeds minRTO + RTT,
-//!   there is no gain, and the mechanism should be turned off completely". With Linux's RTO (≈ RTT
-//!   + minRTO in steady state) that bound is the RTO itself: a segment written longer than one RTO
-//!   after the previous one is never bundled, because the previous segment's retransmission has
-//!   already left.
+//!   application-latency gain, with a spurious retransmission); "when the IAT exceeds minRTO +
+//!   RTT, there is no gain, and the mechanism should be turned off completely". With Linux's RTO
+//!   (≈ RTT + minRTO in steady state) that bound is the RTO itself: a segment written longer than
+//!   one RTO after the previous one is never bundled, because the previous segment's
+//!   retransmission has already left.
 //!
 //! Loss signals the endpoint feeds in (`endpoint/rdb_hooks.rs`): a duplicate ACK or an ACK
 //! carrying SACK blocks (a hole), any retransmission (fast, early, RACK, RTO), and an ACK that
