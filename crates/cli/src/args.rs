@@ -1,4 +1,8 @@
 //! Command-line arguments (docs/spec/interface.md, "Command line").
+//!
+//! The doc comments below are clap's `--help` text, printed verbatim in a terminal, so they
+//! write `<placeholders>` and `[default: …]` as a user reads them, not as rustdoc markup.
+#![allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;

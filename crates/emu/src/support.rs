@@ -72,7 +72,7 @@ impl NsSettings {
 }
 
 /// Refuses keys of the raw scenario document (after sweep expansion) that the kernel cannot
-/// be told: anything in a flow's `tcp` table but [`TCP_KEYS`], and `delayed_ack` other than
+/// be told: anything in a flow's `tcp` table but `TCP_KEYS`, and `delayed_ack` other than
 /// "linux".
 pub fn check_doc(doc: &toml::Value) -> Result<(), EmuError> {
     let Some(flows) = doc.get("flow").and_then(|f| f.as_array()) else {

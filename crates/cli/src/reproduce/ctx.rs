@@ -1,5 +1,5 @@
 //! What a study runs with: the mode (`--quick` or full), the output directory, the worker
-//! threads, and [`Ctx::run`], which runs one scenario document (with its `[sweep]`) exactly as
+//! threads, and [`Ctx::run_file`], which runs one scenario document (with its `[sweep]`) exactly as
 //! `thinlab run` would and keeps the per-run outputs for the study to read through [`Ran`].
 
 use super::ScenarioFile;
@@ -100,7 +100,7 @@ impl Ctx {
     }
 }
 
-/// A (dotted key, value) pair for [`Ran::find`] and [`Ctx::run`].
+/// A (dotted key, value) pair for [`Ran::find`] and [`Ctx::run_file`].
 pub fn p(key: &str, value: impl Into<Value>) -> (String, Value) {
     (key.to_string(), value.into())
 }

@@ -2,7 +2,7 @@
 //! quantitative claims, one by one) in the simulator and writes a Markdown report with SVG figures
 //! that puts our figures beside the published ones, claim by claim, each with a verdict.
 //!
-//! A study ([`Study`]) is a function that runs scenario documents through [`Ctx::run`] (the
+//! A study ([`Study`]) is a function that runs scenario documents through [`Ctx::run_file`] (the
 //! same preparation, validation and parallel runner as `thinlab run`) and returns a
 //! [`Report`]. Its scenarios are committed under `scenarios/reproduce/` so that any part can
 //! be rerun with `thinlab run`. `--quick` runs shorter and fewer points; the report's

@@ -1,5 +1,5 @@
 //! PERT, Probabilistic Early Response TCP (Bhandarkar, Reddy, Zhang, Loguinov, "Emulating AQM from
-//! End Hosts", SIGCOMM 2007 / CCR 37(4); Yin et al. ref. [14]), the PERT/RED variant: NewReno
+//! End Hosts", SIGCOMM 2007 / CCR 37(4); Yin et al. ref. \[14\]), the PERT/RED variant: NewReno
 //! window arithmetic ([`RenoWindow`]: growth, loss and RTO responses, restart after idle) plus a
 //! delay-based early response that emulates RED at the sender (docs/spec/mechanisms.md §8).
 //!
