@@ -1,19 +1,18 @@
 //! Endpoint configuration: every knob of the `tcp` table of a scenario (see
-//! `docs/spec/interface.md`) and the profiles that preset them (docs/spec/mechanisms.md §1, §8,
-//! §9).
+//! `shared/notes/interface.md`) and the profiles that preset them (mechanisms.md §1, §8, §9).
 
 use std::time::Duration;
 
 /// Preset bundles of the knobs below, named as in the scenario's `tcp.profile`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Profile {
-    /// Linux 2.6.22 as in Evensen's (2008) testbed: NewReno+SACK, RTO = SRTT + max(200 ms, 4·mdev),
+    /// Linux 2.6.22 as in seed 000's testbed: NewReno+SACK, RTO = SRTT + max(200 ms, 4·mdev),
     /// initial RTO 3 s, initial window 3, Linux delayed ACK.
     Linux2622,
-    /// FreeBSD 6 as in Hurtig (2006): NewReno+SACK, Limited Transmit, `freebsd6` RTO, delayed ACK
+    /// FreeBSD 6 as in seed 001: NewReno+SACK, Limited Transmit, `freebsd6` RTO, delayed ACK
     /// 100 ms, initial window 4 (as observed), 32 KB send buffer.
     FreeBsd6,
-    /// ns-2 as in Yin et al.: SACK, RTO rounded up to a 10 ms tick, min RTO 200 ms, no delayed ACK.
+    /// ns-2 as in seed 002: SACK, RTO rounded up to a 10 ms tick, min RTO 200 ms, no delayed ACK.
     Ns2,
     /// The RFCs: NewReno+SACK (RFC 6582/6675), RFC 6298 RTO (min 1 s), Limited Transmit,
     /// initial window per RFC 3390, delayed ACK every second segment or 200 ms.
@@ -48,7 +47,7 @@ impl Profile {
     }
 }
 
-/// Retransmission-timer models (docs/spec/mechanisms.md §1).
+/// Retransmission-timer models (mechanisms.md §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RtoModel {
     Linux,
@@ -57,7 +56,7 @@ pub enum RtoModel {
     Ns2,
 }
 
-/// Receiver delayed-ACK models (docs/spec/mechanisms.md §9).
+/// Receiver delayed-ACK models (mechanisms.md §9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DelayedAckModel {
     /// Quick-ACK at connection start, ATO min 40 ms, ACK every second full-sized segment,
@@ -70,7 +69,7 @@ pub enum DelayedAckModel {
     Off,
 }
 
-/// Congestion-control algorithms (docs/spec/mechanisms.md §8; see [`crate::cc`]).
+/// Congestion-control algorithms (mechanisms.md §8; see [`crate::cc`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CcAlgorithm {
     Reno,
@@ -82,8 +81,8 @@ pub enum CcAlgorithm {
     Pert,
 }
 
-/// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (docs/spec/mechanisms.md
-/// §2–7). `tlp` and `rack` are RFC 8985 ([`crate::recovery::tlp`], [`crate::recovery::rack`]; both
+/// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (mechanisms.md §2–7).
+/// `tlp` and `rack` are RFC 8985 ([`crate::recovery::tlp`], [`crate::recovery::rack`]; both
 /// need SACK).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Mechanisms {
@@ -96,8 +95,7 @@ pub struct Mechanisms {
     pub rack: bool,
 }
 
-/// Thin-stream detection (docs/spec/mechanisms.md §2, `tcp.thin_detection`); see
-/// [`crate::thin::detect`].
+/// Thin-stream detection (mechanisms.md §2, `tcp.thin_detection`); see [`crate::thin::detect`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ThinDetection {
     /// PIF < 4 and not in initial slow start (Linux `tcp_stream_is_thin`).
@@ -107,29 +105,29 @@ pub enum ThinDetection {
     Dpifl,
 }
 
-/// Variant of linear timeouts (docs/spec/mechanisms.md §3); see [`crate::thin::linear_timeouts`].
+/// Variant of linear timeouts (mechanisms.md §3); see [`crate::thin::linear_timeouts`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum LinearTimeouts {
     /// Linux `tcp_retransmit_timer`: no doubling, RTO recomputed from the estimator, for the
     /// first 6 (`TCP_THIN_LINEAR_RETRIES`) consecutive expiries while thin.
     #[default]
     Linux,
-    /// Evensen's (2008) wording: RTO_k = RTO_0 + k·SRTT (same gate as `Linux`).
+    /// Seed 000's wording: RTO_k = RTO_0 + k·SRTT (same gate as `Linux`).
     SeedSrtt,
 }
 
-/// Variant of Redundant Data Bundling (docs/spec/mechanisms.md §5); see [`crate::thin::rdb`].
+/// Variant of Redundant Data Bundling (mechanisms.md §5); see [`crate::thin::rdb`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RdbVariant {
-    /// Evensen (2008): cumulative bundling on send up to the MSS, bundling on retransmission.
+    /// Seed 000 (2008): cumulative bundling on send up to the MSS, bundling on retransmission.
     #[default]
     Seed,
     /// The Linux RDB patch (2015–2016): dpifl-thin only, `rdb_max_packets` earlier segments,
     /// CWR on a loss hidden by redundancy.
     Patch,
-    /// `Seed`-variant bundling, but only while it pays (Evensen (2008) §5.3, CommL §IV): an
-    /// allowance of earlier segments that doubles on a loss and drains per clean ACK, and no
-    /// bundling when the write interval exceeds the RTO; see [`crate::thin::rdb_adaptive`].
+    /// Seed bundling, but only while it pays (seed 000 §5.3, CommL §IV): an allowance of
+    /// earlier segments that doubles on a loss and drains per clean ACK, and no bundling when
+    /// the write interval exceeds the RTO; see [`crate::thin::rdb_adaptive`].
     Adaptive,
 }
 
@@ -206,8 +204,8 @@ pub struct TcpConfig {
     /// Timer granularity: RTT samples and RTOs are quantised to this (1 jiffy on Linux 2.6.22;
     /// 1 µs on modern Linux, which measures RTT in microseconds).
     pub clock_granularity: Duration,
-    /// Kernel timer frequency: `Some(hz)` runs the timers on the Linux timer wheel and rounds the
-    /// RTO up to whole jiffies ([`crate::endpoint::timer_wheel`]); `None`: exact timers.
+    /// Kernel timer frequency: `Some(hz)` runs the timers on the Linux timer wheel and rounds
+    /// the RTO up to whole jiffies ([`crate::timer_wheel`]); `None`: exact timers.
     pub clock_hz: Option<u32>,
     pub delayed_ack: DelayedAckModel,
     /// The timer of the `FreeBsd6` delayed-ACK model (and the upper bound for `Linux`).

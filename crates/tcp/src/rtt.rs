@@ -41,7 +41,7 @@
 //!   follow the code: the result is a whole number of ticks either way.
 
 use crate::config::{RtoModel, TcpConfig};
-use crate::endpoint::timer_wheel::TimerWheel;
+use crate::timer_wheel::TimerWheel;
 use std::time::Duration;
 
 #[cfg(test)]
