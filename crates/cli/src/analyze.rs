@@ -63,6 +63,9 @@ struct Summary<'a> {
     sender_capture: CaptureJson<'a>,
     receiver_capture: Option<CaptureJson<'a>>,
     connections: Vec<ConnJson<'a>>,
+    /// Connections beyond the [`MAX_LISTED_CONNECTIONS`] busiest, summarised.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_listed: Option<&'a NotListed>,
 }
 
 fn open(path: &Path, what: &str) -> Result<CaptureReader<File>> {
@@ -122,6 +125,14 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
         flows.sender_packet(&p);
     }
     let snd = snd_reader.finish();
+    if flows.skipped_packets() > 0 {
+        eprintln!(
+            "warning: {}: only the first {} connections are analysed; {} packets of later connections were skipped",
+            args.sender.display(),
+            thinlab_trace::flows::MAX_CONNECTIONS,
+            flows.skipped_packets()
+        );
+    }
     let mut flows = flows.finish_sender();
     let rcv = rcv_reader.map(|mut r| {
         for p in &mut r {
@@ -150,6 +161,18 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
             .into());
         }
     }
+    // A capture of a million connections (a SYN flood) lists the busiest in full and
+    // summarises the rest.
+    let (conns, rest) = keep_busiest(conns, MAX_LISTED_CONNECTIONS);
+    if rest.connections > 0 {
+        eprintln!(
+            "note: {} connections listed in full (the most data packets); {} more ({} packets, {} without data) summarised under `not_listed` in summary.json",
+            conns.len(),
+            rest.connections,
+            rest.packets,
+            rest.without_data
+        );
+    }
     let out = args
         .out
         .clone()
@@ -157,7 +180,7 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
     fs::create_dir_all(&out)
         .with_context(|| format!("creating the output directory {}", out.display()))?;
     let has_rx = rcv.is_some();
-    write_summary(&out, &args, &snd, rcv.as_ref(), &conns)?;
+    write_summary(&out, &args, &snd, rcv.as_ref(), &conns, &rest)?;
     write_csv(&out.join("connections.csv"), &conns)?;
     let milestone = if has_rx {
         Milestone::App
@@ -172,6 +195,7 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
                 latency_samples_ms(&c.records, milestone, Origin::FirstSend),
             )
         })
+        .filter(|(_, samples)| !samples.is_empty())
         .collect();
     write_cdf(&out, &lines, has_rx, &args.sender)?;
     if !args.quiet {
@@ -207,12 +231,58 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
     Ok(())
 }
 
+/// Connections listed in full in `summary.json`, `connections.csv` and the table.
+pub const MAX_LISTED_CONNECTIONS: usize = 1000;
+/// Most lines in one plot (the busiest connections); `latency_cdf.csv` has every line.
+pub const MAX_PLOT_LINES: usize = 64;
+
+/// The connections not listed in full.
+#[derive(Default, Serialize)]
+struct NotListed {
+    connections: u64,
+    packets: u64,
+    data_packets_sent: u64,
+    /// Connections without a data packet (a SYN flood's).
+    without_data: u64,
+}
+
+/// The `max` connections with the most data packets, in capture order, and a summary of the
+/// rest.
+fn keep_busiest(
+    conns: Vec<ConnectionAnalysis>,
+    max: usize,
+) -> (Vec<ConnectionAnalysis>, NotListed) {
+    let mut rest = NotListed::default();
+    if conns.len() <= max {
+        return (conns, rest);
+    }
+    let mut order: Vec<usize> = (0..conns.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(conns[i].metrics.data_packets_sent));
+    let mut keep = vec![false; conns.len()];
+    for &i in &order[..max] {
+        keep[i] = true;
+    }
+    let mut kept = Vec::with_capacity(max);
+    for (c, k) in conns.into_iter().zip(keep) {
+        if k {
+            kept.push(c);
+        } else {
+            rest.connections += 1;
+            rest.packets += c.extras.packets;
+            rest.data_packets_sent += c.metrics.data_packets_sent;
+            rest.without_data += u64::from(c.metrics.data_packets_sent == 0);
+        }
+    }
+    (kept, rest)
+}
+
 fn write_summary(
     out: &Path,
     args: &AnalyzeArgs,
     snd: &CaptureStats,
     rcv: Option<&CaptureStats>,
     conns: &[ConnectionAnalysis],
+    rest: &NotListed,
 ) -> Result<()> {
     let fmt = thinlab_trace::flows::fmt_addr;
     let summary = Summary {
@@ -252,6 +322,7 @@ fn write_summary(
                 extras: &c.extras,
             })
             .collect(),
+        not_listed: (rest.connections > 0).then_some(rest),
     };
     let path = out.join("summary.json");
     let mut text = serde_json::to_string_pretty(&summary).context("serializing summary.json")?;
@@ -327,8 +398,20 @@ fn write_cdf(out: &Path, lines: &[(String, Vec<f64>)], app: bool, sender: &Path)
     }
     w.flush()
         .with_context(|| format!("writing {}", path.display()))?;
-    let series: Vec<Series> = lines
+    for file in ["latency_cdf.svg", "latency_ccdf.svg"] {
+        let _ = fs::remove_file(out.join(file));
+    }
+    if lines.is_empty() {
+        return Ok(()); // nothing to draw: no plot of empty series
+    }
+    // The busiest connections (most samples), in capture order.
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(lines[i].1.len()));
+    order.truncate(MAX_PLOT_LINES);
+    order.sort_unstable();
+    let series: Vec<Series> = order
         .iter()
+        .map(|&i| &lines[i])
         .map(|(id, s)| Series {
             label: id.clone(),
             points: latency_cdf(s, CDF_POINTS),

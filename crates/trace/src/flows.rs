@@ -176,7 +176,13 @@ pub fn analyze(sender: &[TcpPacket], receiver: Option<&[TcpPacket]>) -> Vec<Conn
 pub struct Analyzer {
     index: HashMap<ConnKey, usize>,
     conns: Vec<Conn>,
+    /// Packets of connections beyond the first [`MAX_CONNECTIONS`], not analysed.
+    skipped_packets: u64,
 }
+
+/// Connections analysed per capture; the packets of later ones are counted, not analysed, so
+/// memory stays bounded whatever the capture (a SYN flood opens a connection per packet).
+pub const MAX_CONNECTIONS: usize = 100_000;
 
 struct Conn {
     key: ConnKey,
@@ -374,6 +380,10 @@ impl Analyzer {
         let k = ConnKey::new(s, d);
         let n = match self.index.get(&k) {
             Some(&n) => n,
+            None if self.conns.len() >= MAX_CONNECTIONS => {
+                self.skipped_packets += 1;
+                return;
+            }
             None => {
                 self.index.insert(k, self.conns.len());
                 self.conns.push(Conn {
@@ -404,6 +414,11 @@ impl Analyzer {
     /// Connections seen so far.
     pub fn connections(&self) -> usize {
         self.conns.len()
+    }
+
+    /// Packets of connections beyond the first [`MAX_CONNECTIONS`] (not analysed).
+    pub fn skipped_packets(&self) -> u64 {
+        self.skipped_packets
     }
 
     /// End of the sender capture: picks each connection's data direction.
