@@ -31,7 +31,7 @@ const PCAP_MAGICS: [[u8; 4]; 5] = [
 ];
 
 /// Largest trace file read (a pipe or a device such as `/dev/zero` is read up to this).
-pub const MAX_TRACE_BYTES: u64 = 1 << 30;
+pub const MAX_TRACE_BYTES: u64 = 256 << 20;
 
 /// The contents of `path`, refusing anything longer than `limit` bytes — also pipes and
 /// devices, which are read only that far.
