@@ -8,7 +8,7 @@ use std::time::Duration;
 
 pub const INTERVAL: Duration = Duration::from_millis(100);
 /// The share of the limit at which the guard stops the process.
-pub const SHARE: f64 = 0.9;
+pub const SHARE: f64 = 0.8;
 
 /// Starts the watchdog (no-op where memory figures are unavailable).
 pub fn start() {

@@ -26,6 +26,8 @@ struct Summary<'a> {
     version: &'a str,
     /// `--set` overrides applied to every run (an extension of the contract).
     overrides: serde_json::Map<String, serde_json::Value>,
+    /// False when the command was interrupted (Ctrl-C) before every run finished.
+    complete: bool,
     /// Serialized one run at a time straight into the file (a sweep of a million runs never
     /// holds its whole JSON text in memory).
     runs: Lazy<'a, RunJson<'a>>,
@@ -107,6 +109,8 @@ pub struct Results<'a> {
     pub overrides: &'a [(String, toml::Value)],
     pub configs: &'a [Config],
     pub runs: &'a [RunOutput],
+    /// Every planned run finished (false after Ctrl-C).
+    pub complete: bool,
 }
 
 impl Results<'_> {
@@ -193,6 +197,7 @@ impl Results<'_> {
             scenario: self.scenario,
             version: env!("CARGO_PKG_VERSION"),
             overrides: json_map(self.overrides),
+            complete: self.complete,
             runs: Lazy(Box::new(move || {
                 Box::new(self.runs.iter().map(move |r| {
                     RunJson {
