@@ -125,6 +125,16 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
         flows.sender_packet(&p);
     }
     let snd = snd_reader.finish();
+    let ts = flows.timestamps;
+    if ts.any() {
+        eprintln!(
+            "warning: {}: implausible capture timestamps: {} packets stamped before the previous one, {} gaps over a day, {} stamped at 0 or after 2100; latencies across them are meaningless",
+            args.sender.display(),
+            ts.backwards,
+            ts.jumps,
+            ts.absurd
+        );
+    }
     if flows.skipped_packets() > 0 {
         eprintln!(
             "warning: {}: only the first {} connections are analysed; {} packets of later connections were skipped",
@@ -145,6 +155,20 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
         warn_stats(p, r);
     }
     let mut conns = flows.finish();
+    let dups: u64 = conns.iter().map(|c| c.extras.duplicates).sum();
+    let gaps: u64 = conns.iter().map(|c| c.extras.sequence_gaps).sum();
+    if dups > 0 {
+        eprintln!(
+            "warning: {}: {dups} data segments are exact duplicates of the one before (a capture artefact); counted as `duplicates`, not retransmissions",
+            args.sender.display()
+        );
+    }
+    if gaps > 0 {
+        eprintln!(
+            "warning: {}: {gaps} data segments start above the highest byte sent before: the capture missed data the sender sent (`sequence_gaps`)",
+            args.sender.display()
+        );
+    }
     if let Some(sel) = &args.connection {
         let all: Vec<String> = conns.iter().map(ConnectionAnalysis::id).collect();
         conns.retain(|c| c.matches(sel));
@@ -334,6 +358,15 @@ fn extras_scalars(e: &Extras) -> Vec<(String, Option<f64>)> {
     let mut v = vec![
         ("extras.packets".to_string(), Some(e.packets as f64)),
         ("extras.dupacks".to_string(), Some(e.dupacks as f64)),
+        ("extras.duplicates".to_string(), Some(e.duplicates as f64)),
+        (
+            "extras.sequence_gaps".to_string(),
+            Some(e.sequence_gaps as f64),
+        ),
+        (
+            "extras.sequence_gap_bytes".to_string(),
+            Some(e.sequence_gap_bytes as f64),
+        ),
         (
             "extras.estimated_loss_rate".to_string(),
             e.estimated_loss_rate,

@@ -467,3 +467,64 @@ tcp = { send_buffer = "4MiB" }
         "goodput {g} bit/s on a 1 Mbit/s link"
     );
 }
+
+#[test]
+fn duplicated_packets_and_broken_timestamps_are_named_not_counted_as_retransmissions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = write(
+        tmp.path(),
+        "s.toml",
+        &thin("capture = true\n").replace("\"5s\"", "\"20s\""),
+    );
+    let o = limited(
+        tmp.path(),
+        &["run", &f, "--quiet", "--out", "o"],
+        1024,
+        SECS,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let snd = std::fs::read(tmp.path().join("o/pcap/default-rep0/game-sender.pcap")).unwrap();
+    let (link, recs) = pcap_records(&snd);
+    // Every data record twice (a SPAN port's duplicates), and the last stamped at time 0.
+    let mut dup = snd[..24].to_vec();
+    let mut data = 0;
+    for (i, r) in recs.iter().enumerate() {
+        if i + 1 == recs.len() {
+            let mut r = r.to_vec();
+            r[..8].fill(0);
+            dup.extend_from_slice(&r);
+            continue;
+        }
+        dup.extend_from_slice(r);
+        if payload_len(link, r) > 0 {
+            dup.extend_from_slice(r);
+            data += 1;
+        }
+    }
+    std::fs::write(tmp.path().join("dup.pcap"), dup).unwrap();
+    let analyse = |file: &str, out: &str| {
+        let o = limited(
+            tmp.path(),
+            &["analyze", file, "--out", out, "--quiet"],
+            1024,
+            SECS,
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        (summary(&tmp.path().join(out)), stderr(&o))
+    };
+    let (plain, _) = analyse("o/pcap/default-rep0/game-sender.pcap", "a");
+    let (doubled, err) = analyse("dup.pcap", "b");
+    let (p, d) = (&plain["connections"][0], &doubled["connections"][0]);
+    assert_eq!(d["extras"]["duplicates"], data, "{err}");
+    assert_eq!(p["extras"]["duplicates"], 0);
+    assert_eq!(
+        d["metrics"]["retransmissions"],
+        p["metrics"]["retransmissions"]
+    );
+    assert_eq!(
+        d["metrics"]["data_packets_sent"],
+        p["metrics"]["data_packets_sent"]
+    );
+    assert!(err.contains("exact duplicates"), "{err}");
+    assert!(err.contains("implausible capture timestamps"), "{err}");
+}
