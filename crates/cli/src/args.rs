@@ -89,4 +89,8 @@ pub struct RunArgs {
     /// into a non-empty folder that holds other results.
     #[arg(long)]
     pub force: bool,
+    /// `sim` (virtual time, thinlab's TCP) or `emu` (real time over network namespaces and
+    /// the kernel's TCP; needs root) [default: the scenario's `backend`, else sim].
+    #[arg(long, value_name = "sim|emu")]
+    pub backend: Option<String>,
 }

@@ -7,6 +7,7 @@
 
 mod analyze;
 mod args;
+mod emu_backend;
 mod error;
 mod estimate;
 mod folder;

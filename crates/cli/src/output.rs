@@ -64,6 +64,8 @@ struct RunJson<'a> {
     drain_bound_hit: bool,
     dropped_loss: u64,
     dropped_queue: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    emu: Option<&'a serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -217,6 +219,7 @@ impl Results<'_> {
                         drain_bound_hit: r.drain_bound_hit,
                         dropped_loss: r.dropped_loss,
                         dropped_queue: r.dropped_queue,
+                        emu: r.emu.as_ref(),
                     }
                 }))
             })),

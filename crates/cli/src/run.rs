@@ -65,6 +65,10 @@ pub fn run(args: RunArgs) -> Result<()> {
         set_override(&mut doc, key, value.clone())
             .map_err(|e| BadInput::new(format!("--set {key}: {e}")))?;
     }
+    let backend = crate::emu_backend::take_backend(&mut doc, args.backend.as_deref())?;
+    if backend == crate::emu_backend::Backend::Emu {
+        return crate::emu_backend::run(&args, doc, &sets);
+    }
     #[allow(clippy::disallowed_methods)] // run.json reports the wall time
     let started = std::time::Instant::now();
     let started_unix_s = std::time::SystemTime::now()

@@ -33,6 +33,8 @@ pub struct RunOutput {
     /// Wall time of the simulation itself (the simulator's run, without metrics or files), s.
     /// Not deterministic: written to `timing.json`, never to `summary.json`.
     pub sim_wall_s: f64,
+    /// Emulated runs only: lateness and congestion control (`summary.json`'s `emu`).
+    pub emu: Option<serde_json::Value>,
 }
 
 pub struct FlowOutput {
@@ -137,5 +139,6 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
             + result.drops.queue_reverse
             + result.drops.queue_access,
         sim_wall_s,
+        emu: None,
     })
 }

@@ -62,6 +62,11 @@ impl Source {
         &self.app
     }
 
+    /// The stop time (ns) time-bounded sources generate until.
+    pub fn stop_ns(&self) -> u64 {
+        self.stop
+    }
+
     /// Whether the source closes the connection after its last write.
     pub fn closes(&self) -> bool {
         self.app.is_finite()

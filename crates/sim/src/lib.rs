@@ -30,6 +30,7 @@ pub mod event;
 pub mod features;
 pub mod link;
 pub mod loss;
+pub mod path;
 pub mod pcap_out;
 pub mod result;
 pub mod rng;

@@ -161,6 +161,8 @@ pub struct RawTcp {
     #[serde(default)]
     pub retrans_collapse: Option<bool>,
     #[serde(default)]
+    pub dsack: Option<bool>,
+    #[serde(default)]
     pub send_buffer: Option<SizeValue>,
     #[serde(default)]
     pub recv_buffer: Option<SizeValue>,

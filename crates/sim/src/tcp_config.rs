@@ -229,6 +229,9 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
     if let Some(v) = t.retrans_collapse {
         c.retrans_collapse = v;
     }
+    if let Some(v) = t.dsack {
+        c.dsack = v;
+    }
     if let Some(hz) = t.clock_hz {
         c.clock_hz = match hz {
             0 => None,

@@ -190,6 +190,10 @@ pub struct TcpConfig {
     pub reduction_base: ReductionBase,
     /// How fast recovery reduces cwnd (`tcp.cwnd_reduction`).
     pub cwnd_reduction: CwndReduction,
+    /// D-SACK (RFC 2883): report duplicates as a receiver; as a sender count them as spurious
+    /// retransmissions, undo spurious recoveries and widen RACK's reordering window
+    /// ([`crate::recovery::dsack`], [`crate::recovery::undo`]; `tcp.dsack`).
+    pub dsack: bool,
     /// A retransmission absorbs the following un-SACKed segments while they fit one MSS
     /// (Linux `tcp_retrans_try_collapse`, sysctl `tcp_retrans_collapse`; `tcp.retrans_collapse`).
     pub retrans_collapse: bool,
@@ -251,6 +255,7 @@ impl TcpConfig {
             reduction_base: ReductionBase::Cwnd,
             cwnd_reduction: CwndReduction::Immediate,
             retrans_collapse: false,
+            dsack: false,
             rto_model: RtoModel::Linux,
             rto_min: ms(200),
             rto_initial: ms(3000),
@@ -313,6 +318,7 @@ impl TcpConfig {
                 cc: CcAlgorithm::Cubic,
                 cwnd_reduction: CwndReduction::Prr,
                 retrans_collapse: true,
+                dsack: true,
                 clock_granularity: Duration::from_micros(1),
                 clock_hz: Some(250),
                 rto_initial: ms(1000),

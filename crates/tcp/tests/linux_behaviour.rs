@@ -29,7 +29,11 @@ fn linux(reduction: CwndReduction) -> TcpConfig {
 /// Established at 100 ms (SRTT 100 ms); write A (100 B) at 1000 ms, lost; write B at 1140 ms,
 /// SACKed at 1240 ms: RACK marks A lost and recovery starts.
 fn thin_loss(reduction: CwndReduction) -> (Endpoint, Peer) {
-    let (mut ep, mut p) = client(linux(reduction), sack_opts(1000), ms(100));
+    thin_loss_with(linux(reduction))
+}
+
+fn thin_loss_with(c: TcpConfig) -> (Endpoint, Peer) {
+    let (mut ep, mut p) = client(c, sack_opts(1000), ms(100));
     for t in [1000, 1140] {
         ep.write(ms(t), &[1u8; 100]).unwrap();
         assert_eq!(drain(&mut ep, ms(t)).len(), 1);
@@ -205,4 +209,91 @@ fn collapse_does_not_absorb_a_sacked_segment() {
     ep.handle_segment(ms(1110), p.sack(0, &[(100, 200)]));
     let out = run_until(&mut ep, ms(1400));
     assert_data(&p, &out[0].1, 0, 100);
+}
+
+// ---------------------------------------------------------------------------------------
+// D-SACK and undo
+
+/// Peer-stream offsets of the SACK blocks in an ACK from the endpoint.
+fn blocks_of(p: &Peer, seg: &thinlab_tcp::Segment) -> Vec<(i64, i64)> {
+    let base = p.isn.wrapping_add(1);
+    let off = |s: u32| s.wrapping_sub(base) as i32 as i64;
+    seg.options
+        .sack_blocks
+        .iter()
+        .map(|&(l, r)| (off(l), off(r)))
+        .collect()
+}
+
+fn dsack_cfg(dsack: bool) -> TcpConfig {
+    let mut c = linux(CwndReduction::Prr);
+    c.dsack = dsack;
+    c
+}
+
+#[test]
+fn receiver_reports_a_duplicate_and_the_old_part_of_an_overlapping_segment() {
+    let (mut ep, p) = client(dsack_cfg(true), sack_opts(1000), ms(100));
+    ep.handle_segment(ms(200), p.data(0, 100));
+    drain(&mut ep, ms(200));
+    // an exact duplicate: D-SACK [0, 100) below the cumulative ACK 100
+    ep.handle_segment(ms(210), p.data(0, 100));
+    let out = drain(&mut ep, ms(210));
+    assert_eq!(out.len(), 1);
+    assert_eq!(p.acked_peer(&out[0]), 100);
+    assert_eq!(blocks_of(&p, &out[0]), vec![(0, 100)]);
+    // a bundle [50, 200): its old part [50, 100) is reported (Linux tcp_data_queue)
+    ep.handle_segment(ms(220), p.data(50, 150));
+    ep.read();
+    let out = drain(&mut ep, ms(220));
+    assert_eq!(p.acked_peer(&out[0]), 200);
+    assert_eq!(blocks_of(&p, &out[0]), vec![(50, 100)]);
+    // reported once: the next ACK carries no D-SACK
+    ep.handle_segment(ms(230), p.data(200, 10));
+    ep.read();
+    let out = drain(&mut ep, ms(230));
+    assert!(blocks_of(&p, &out[0]).is_empty());
+    // without D-SACK nothing is reported
+    let (mut ep, p) = client(dsack_cfg(false), sack_opts(1000), ms(100));
+    ep.handle_segment(ms(200), p.data(0, 100));
+    drain(&mut ep, ms(200));
+    ep.handle_segment(ms(210), p.data(0, 100));
+    let out = drain(&mut ep, ms(210));
+    assert!(blocks_of(&p, &out[0]).is_empty());
+}
+
+#[test]
+fn a_dsack_of_the_only_retransmission_undoes_the_reduction() {
+    let (mut ep, mut p) = thin_loss_with(dsack_cfg(true));
+    assert_eq!(ep.ssthresh(), 7);
+    // the original A was only delayed: its ACK ends the episode (no timestamps: no undo yet)
+    ep.handle_segment(ms(1250), p.ack(200));
+    assert_eq!(ep.recovery_phase(), Phase::Open);
+    assert_eq!(ep.cwnd(), 7);
+    // then the retransmission arrives and is D-SACKed: every retransmission was spurious
+    ep.handle_segment(ms(1340), p.sack(200, &[(0, 100)]));
+    assert_eq!(ep.stats().dsacks, 1);
+    assert_eq!(ep.stats().undos, 1);
+    assert_eq!(
+        (ep.cwnd(), ep.ssthresh()),
+        (10, thinlab_tcp::cc::INFINITE_SSTHRESH)
+    );
+    // without D-SACK processing the reduction stays
+    let (mut ep, mut p) = thin_loss_with(dsack_cfg(false));
+    ep.handle_segment(ms(1250), p.ack(200));
+    ep.handle_segment(ms(1340), p.sack(200, &[(0, 100)]));
+    assert_eq!((ep.stats().dsacks, ep.stats().undos), (0, 0));
+    assert_eq!(ep.cwnd(), 7);
+}
+
+#[test]
+fn dsacks_of_data_never_retransmitted_are_ignored() {
+    // RDB's bundles are D-SACKed by a Linux receiver: not our retransmissions
+    let (mut ep, mut p) = client(dsack_cfg(true), sack_opts(1000), ms(100));
+    ep.write(ms(1000), &[1u8; 100]).unwrap();
+    drain(&mut ep, ms(1000));
+    ep.handle_segment(ms(1100), p.sack(100, &[(0, 100)]));
+    assert_eq!(ep.stats().dsack_dups, 1);
+    assert_eq!(ep.stats().dsacks, 0);
+    assert_eq!(ep.stats().spurious_retransmissions, 0);
 }

@@ -1,49 +1,14 @@
-//! The network of a run: the two bottleneck links, the per-flow access links, the packet arena
-//! and the loss/jitter state per (flow, direction).
-//!
-//! Topology: client of flow i ── [access link i, if `flow.rtt` or `access_bandwidth`] ──
-//! bottleneck (forward / reverse) ── server of flow i. Access links sit on the client side in
-//! both directions, with delay `flow.rtt/2` each way, rate `access_bandwidth` (infinite if
-//! unset) and the network's queue limit. Loss and jitter apply at the bottleneck's ingress.
+//! The network of a run: the packet arena over [`crate::path::Paths`] (links, routes, loss
+//! and jitter state per (flow, direction)), which the real-time emulator shares.
 
 use crate::event::{EventKind, EventQueue};
-use crate::link::{frame_len, Link};
-use crate::loss::FlowLoss;
+use crate::link::frame_len;
+use crate::path::{Hop, Paths};
 use crate::result::{DropCounts, LinkReport};
-use crate::rng::{stream, Component, Rng};
-use crate::scenario::{LossModel, Scenario};
-use rand::Rng as _;
+use crate::scenario::Scenario;
 use thinlab_tcp::Segment;
 
-pub const FORWARD: usize = 0;
-pub const REVERSE: usize = 1;
-
-/// The links a packet crosses, in order.
-#[derive(Clone, Copy, Debug)]
-struct Route {
-    links: [u32; 2],
-    len: u8,
-}
-
-impl Route {
-    fn new(links: &[u32]) -> Route {
-        let mut r = Route {
-            links: [0; 2],
-            len: links.len() as u8,
-        };
-        r.links[..links.len()].copy_from_slice(links);
-        r
-    }
-}
-
-struct FlowPath {
-    /// Indexed by direction: FORWARD = client → server.
-    routes: [Route; 2],
-    loss: [FlowLoss; 2],
-    jitter: [Rng; 2],
-    dropped_loss: u64,
-    dropped_queue: u64,
-}
+pub use crate::path::{FORWARD, REVERSE};
 
 /// A packet in flight, stored in the arena and referred to by index.
 struct Packet {
@@ -63,96 +28,18 @@ pub struct Delivery {
 }
 
 pub struct Net {
-    links: Vec<Link>,
-    link_names: Vec<String>,
+    paths: Paths,
     packets: Vec<Packet>,
     free: Vec<u32>,
-    paths: Vec<FlowPath>,
-    /// Packets that entered each direction of the bottleneck (for the positions model).
-    positions: [u64; 2],
-    loss_models: [LossModel; 2],
-    jitter_ns: u64,
     pub drops: DropCounts,
 }
 
 impl Net {
     pub fn new(s: &Scenario, seed: u64) -> Net {
-        let n = &s.network;
-        let half = n.rtt.as_nanos() as u64 / 2;
-        let limit = Some(n.queue);
-        let mut links = vec![
-            Link::new(Some(n.bandwidth), half, limit),
-            Link::new(Some(n.bandwidth), n.rtt.as_nanos() as u64 - half, limit),
-        ];
-        let mut link_names = vec!["forward".to_string(), "reverse".to_string()];
-        let mut paths = Vec::with_capacity(s.flows.len());
-        for (i, f) in s.flows.iter().enumerate() {
-            let i32 = i as u32;
-            let routes = if f.rtt.is_zero() && f.access_bandwidth.is_none() {
-                [Route::new(&[FORWARD as u32]), Route::new(&[REVERSE as u32])]
-            } else {
-                let h = f.rtt.as_nanos() as u64 / 2;
-                let up = links.len() as u32;
-                links.push(Link::new(f.access_bandwidth, h, limit));
-                links.push(Link::new(
-                    f.access_bandwidth,
-                    f.rtt.as_nanos() as u64 - h,
-                    limit,
-                ));
-                link_names.push(format!("flow{i}.access-up"));
-                link_names.push(format!("flow{i}.access-down"));
-                [
-                    Route::new(&[up, FORWARD as u32]),
-                    Route::new(&[REVERSE as u32, up + 1]),
-                ]
-            };
-            paths.push(FlowPath {
-                routes,
-                loss: [
-                    FlowLoss::new(stream(
-                        seed,
-                        Component::Loss {
-                            flow: i32,
-                            forward: true,
-                        },
-                    )),
-                    FlowLoss::new(stream(
-                        seed,
-                        Component::Loss {
-                            flow: i32,
-                            forward: false,
-                        },
-                    )),
-                ],
-                jitter: [
-                    stream(
-                        seed,
-                        Component::Jitter {
-                            flow: i32,
-                            forward: true,
-                        },
-                    ),
-                    stream(
-                        seed,
-                        Component::Jitter {
-                            flow: i32,
-                            forward: false,
-                        },
-                    ),
-                ],
-                dropped_loss: 0,
-                dropped_queue: 0,
-            });
-        }
         Net {
-            links,
-            link_names,
+            paths: Paths::new(s, seed),
             packets: Vec::with_capacity(1024),
             free: Vec::new(),
-            paths,
-            positions: [0; 2],
-            loss_models: [n.forward_loss.clone(), n.reverse_loss.clone()],
-            jitter_ns: n.jitter.as_nanos() as u64,
             drops: DropCounts::default(),
         }
     }
@@ -177,8 +64,7 @@ impl Net {
                 (self.packets.len() - 1) as u32
             }
         };
-        let link = self.paths[flow as usize].routes[dir].links[0];
-        self.enter(now, idx, link, q);
+        self.enter(now, idx, q);
     }
 
     fn release(&mut self, idx: u32) {
@@ -186,39 +72,14 @@ impl Net {
         self.free.push(idx);
     }
 
-    fn enter(&mut self, now: u64, idx: u32, link: u32, q: &mut EventQueue) {
+    fn enter(&mut self, now: u64, idx: u32, q: &mut EventQueue) {
         let p = &self.packets[idx as usize];
-        let (flow, dir, len) = (p.flow as usize, p.dir as usize, p.len);
-        let mut jitter = 0;
-        let bottleneck = (link as usize) < 2;
-        if bottleneck {
-            self.positions[dir] += 1;
-            let path = &mut self.paths[flow];
-            if path.loss[dir].lose(&self.loss_models[dir], self.positions[dir]) {
-                path.dropped_loss += 1;
-                if dir == FORWARD {
-                    self.drops.loss_forward += 1;
-                } else {
-                    self.drops.loss_reverse += 1;
-                }
-                self.release(idx);
-                return;
-            }
-            if self.jitter_ns > 0 {
-                jitter = path.jitter[dir].gen_range(0..=self.jitter_ns);
-            }
-        }
-        match self.links[link as usize].offer(now, len, jitter) {
-            Some(at) => q.push(at, EventKind::Arrive { packet: idx }),
-            None => {
-                self.paths[flow].dropped_queue += 1;
-                match (bottleneck, dir) {
-                    (true, FORWARD) => self.drops.queue_forward += 1,
-                    (true, _) => self.drops.queue_reverse += 1,
-                    (false, _) => self.drops.queue_access += 1,
-                }
-                self.release(idx);
-            }
+        let (flow, dir, hop, len) = (p.flow as usize, p.dir as usize, p.hop as usize, p.len);
+        let outcome = self.paths.enter(now, flow, dir, hop, len);
+        self.drops = self.paths.drops;
+        match outcome {
+            Hop::Arrives(at) => q.push(at, EventKind::Arrive { packet: idx }),
+            Hop::Lost | Hop::QueueFull => self.release(idx),
         }
     }
 
@@ -227,10 +88,8 @@ impl Net {
     pub fn arrive(&mut self, now: u64, idx: u32, q: &mut EventQueue) -> Option<Delivery> {
         let p = self.packets.get_mut(idx as usize)?;
         p.hop += 1;
-        let route = self.paths[p.flow as usize].routes[p.dir as usize];
-        if p.hop < route.len {
-            let link = route.links[p.hop as usize];
-            self.enter(now, idx, link, q);
+        if (p.hop as usize) < self.paths.hops(p.flow as usize, p.dir as usize) {
+            self.enter(now, idx, q);
             None
         } else {
             let d = Delivery {
@@ -245,18 +104,10 @@ impl Net {
 
     /// (dropped by loss, dropped by queue) for `flow`.
     pub fn flow_drops(&self, flow: usize) -> (u64, u64) {
-        let p = &self.paths[flow];
-        (p.dropped_loss, p.dropped_queue)
+        self.paths.flow_drops(flow)
     }
 
     pub fn link_reports(&self) -> Vec<LinkReport> {
-        self.links
-            .iter()
-            .zip(&self.link_names)
-            .map(|(l, n)| LinkReport {
-                name: n.clone(),
-                stats: l.stats,
-            })
-            .collect()
+        self.paths.link_reports()
     }
 }

@@ -126,6 +126,7 @@ impl Endpoint {
         }
         let kind = self.rec.retransmit_kind();
         let s = self.snd.on_retransmit(i, now);
+        self.rec.on_retransmit(now); // undo accounting
         let (end, payload) = self.rdb_on_retransmit(now, i); // RDB seed: bundle on retransmission
         match kind {
             SendKind::Rto => self.stats.retransmissions_rto += 1,
@@ -238,6 +239,12 @@ impl Endpoint {
             max_blocks = 3;
         }
         if self.neg.sack {
+            if let Some((l, r)) = self.take_dsack_block(now) {
+                options
+                    .sack_blocks
+                    .push((to_wire(self.irs, l), to_wire(self.irs, r)));
+                max_blocks -= 1;
+            }
             for (l, r) in self.rcv.sack_blocks(max_blocks) {
                 options
                     .sack_blocks

@@ -21,6 +21,7 @@ use super::options::ts_clock;
 use super::timers::TimerKind;
 use super::Endpoint;
 use crate::event::SendKind;
+use crate::recovery::dsack::ReoWindow;
 use crate::recovery::dupack::DEFAULT_DUPTHRESH;
 use crate::recovery::rack::{self, RackState, ReoInput};
 use crate::recovery::tlp::{self, Probe};
@@ -44,6 +45,10 @@ pub(super) struct RackTlpState {
     pub probe: Option<Probe>,
     /// A new-data probe is being sent: it ignores cwnd and does not re-arm the probe timer.
     pub probing: bool,
+    /// The D-SACK-adapted reordering window.
+    pub reo: ReoWindow,
+    /// Segments delivered (cumulatively ACKed or SACKed) so far (Linux `tp->delivered`).
+    pub delivered: u64,
 }
 
 impl Endpoint {
@@ -69,6 +74,7 @@ impl Endpoint {
             in_recovery: self.rec.phase != Phase::Open,
             sacked_out: self.snd.sacked_out(),
             dupthresh: DEFAULT_DUPTHRESH,
+            steps: self.rack_tlp.reo.steps,
         })
     }
 
@@ -304,6 +310,7 @@ impl Endpoint {
             None => self.send_tlp_retransmission(now)?,
         };
         self.rack_tlp.tlp_high_seq = Some(self.snd.nxt_seq());
+        self.stats.tlp_probes += 1;
         self.timers.stop(TimerKind::Tlp);
         Some(out)
     }

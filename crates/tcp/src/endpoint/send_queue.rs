@@ -289,6 +289,54 @@ impl SendQueue {
             .position(|s| s.lost && !s.retrans && !s.sacked)
     }
 
+    /// The queue's invariants (module docs): entries contiguous and in order over
+    /// `[una, nxt)`, flags consistent (a retransmission in flight only on a lost segment, never
+    /// both SACKed and lost), counters equal to the flags. `Err` names the first violation.
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.una <= self.nxt && self.nxt <= self.written) {
+            return Err(format!(
+                "una {} nxt {} written {}",
+                self.una, self.nxt, self.written
+            ));
+        }
+        let mut at = self.una;
+        let (mut sacked, mut lost, mut retrans) = (0u32, 0u32, 0u32);
+        for (i, s) in self.rtx.iter().enumerate() {
+            if s.start != at && !(s.start == s.end && s.fin) {
+                return Err(format!("entry {i} starts at {} not {at}", s.start));
+            }
+            if s.end < s.start || s.payload.len() as u64 != s.end - s.start {
+                return Err(format!(
+                    "entry {i}: [{}, {}) with {} bytes",
+                    s.start,
+                    s.end,
+                    s.payload.len()
+                ));
+            }
+            if (s.retrans && !s.lost) || (s.sacked && s.lost) {
+                return Err(format!(
+                    "entry {i}: flags sacked {} lost {} retrans {}",
+                    s.sacked, s.lost, s.retrans
+                ));
+            }
+            sacked += s.sacked as u32;
+            lost += s.lost as u32;
+            retrans += s.retrans as u32;
+            at = s.end;
+        }
+        if !self.rtx.is_empty() && at != self.nxt {
+            return Err(format!("entries end at {at}, nxt {}", self.nxt));
+        }
+        if (sacked, lost, retrans) != (self.sacked_out, self.lost_out, self.retrans_out) {
+            return Err(format!(
+                "counters {:?} but flags {:?}",
+                (self.sacked_out, self.lost_out, self.retrans_out),
+                (sacked, lost, retrans)
+            ));
+        }
+        Ok(())
+    }
+
     /// Linux `tcp_retrans_try_collapse`: before entry `i` is retransmitted, merge the entries
     /// after it into it while each is not SACKed, the merged payload stays within `max_len`
     /// bytes and the merged end within `wnd_end` (the peer's window); a FIN ends the run.

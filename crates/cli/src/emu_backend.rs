@@ -1,0 +1,250 @@
+//! `thinlab run --backend emu` (or `backend = "emu"` in the scenario): the same scenario,
+//! sweep and result files, with every run carried out in real time by thinlab-emu over
+//! network namespaces and the running kernel's TCP. Runs go one after another (a progress bar
+//! shows the real time left); Ctrl-C stops the current run and keeps the finished ones.
+//!
+//! Besides the common files, `emu.json` holds per run what only a real run has (emulator
+//! lateness, SCHED_FIFO, the sysctls and congestion control read back, `TCP_INFO`, the
+//! namespaces' TCP counters), and each run of `summary.json` gets an `emu` object with the
+//! lateness and the congestion control each socket used.
+
+use crate::args::RunArgs;
+use crate::error::BadInput;
+use crate::output::Results;
+use crate::progress::Progress;
+use crate::run::{clean_name, prepare};
+use crate::runner::{self, FlowOutput, RunOutput};
+use crate::sweep::{expand, take_sweep};
+use anyhow::{Context, Result};
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Duration;
+use thinlab_emu::EmuError;
+use thinlab_trace::flow_metrics;
+use thinlab_trace::metrics::{censored_samples_ms, latency_samples_ms, Milestone, Origin};
+
+/// Which backend runs the scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sim,
+    Emu,
+}
+
+/// Takes `backend` and every `flow.N.tcp.stack` out of the document (the simulator's schema
+/// does not know them); `--backend` wins over the file. `tcp.stack` is emu-only and only
+/// "kernel" runs so far.
+pub fn take_backend(doc: &mut toml::Value, flag: Option<&str>) -> Result<Backend, BadInput> {
+    let table = doc
+        .as_table_mut()
+        .ok_or_else(|| BadInput::new("the scenario must be a TOML table"))?;
+    let file = table.remove("backend");
+    let name = match (flag, &file) {
+        (Some(f), _) => f.to_string(),
+        (None, Some(v)) => v
+            .as_str()
+            .ok_or_else(|| BadInput::new(format!("backend = {v}: expected \"sim\" or \"emu\"")))?
+            .to_string(),
+        (None, None) => "sim".into(),
+    };
+    let backend = match name.as_str() {
+        "sim" => Backend::Sim,
+        "emu" => Backend::Emu,
+        o => {
+            return Err(BadInput::new(format!(
+                "backend = \"{o}\": expected \"sim\" or \"emu\""
+            )))
+        }
+    };
+    if let Some(flows) = table.get_mut("flow").and_then(|f| f.as_array_mut()) {
+        for (i, f) in flows.iter_mut().enumerate() {
+            let Some(tcp) = f.get_mut("tcp").and_then(|t| t.as_table_mut()) else {
+                continue;
+            };
+            let Some(stack) = tcp.remove("stack") else {
+                continue;
+            };
+            let key = format!("flow.{i}.tcp.stack");
+            match (stack.as_str(), backend) {
+                (Some("kernel"), Backend::Emu) => {}
+                (Some("thinlab"), Backend::Emu) => {
+                    return Err(BadInput::new(format!(
+                        "{key} = \"thinlab\": not implemented yet (the emu backend runs the kernel's TCP: \"kernel\")"
+                    )))
+                }
+                (Some("kernel" | "thinlab"), Backend::Sim) => {
+                    return Err(BadInput::new(format!(
+                        "{key} = {stack}: only with backend \"emu\" (the simulator always runs thinlab's TCP)"
+                    )))
+                }
+                _ => {
+                    return Err(BadInput::new(format!(
+                        "{key} = {stack}: expected \"kernel\" or \"thinlab\""
+                    )))
+                }
+            }
+        }
+    }
+    Ok(backend)
+}
+
+fn emu_error(e: EmuError) -> anyhow::Error {
+    if e.user_fixable() {
+        BadInput::new(e.to_string()).into()
+    } else {
+        anyhow::Error::new(e)
+    }
+}
+
+/// Runs every configuration × repetition of `doc` in real time and writes the results.
+pub fn run(args: &RunArgs, doc: toml::Value, sets: &[(String, toml::Value)]) -> Result<()> {
+    let fixed: Vec<String> = sets.iter().map(|(k, _)| k.clone()).collect();
+    let origin = args.scenario.display().to_string();
+    let mut base = doc.clone();
+    let configs = expand(&take_sweep(&mut base, &fixed)?);
+    for c in &configs {
+        thinlab_emu::support::check_doc(&c.apply(&base)?).map_err(emu_error)?;
+    }
+    let prepared = prepare(doc, &fixed, &origin)?;
+    for s in &prepared.scenarios {
+        thinlab_emu::support::resolve(s).map_err(emu_error)?;
+    }
+    thinlab_emu::preflight().map_err(emu_error)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(clean_name(&prepared.name)));
+    let jobs = runner::jobs(&prepared.scenarios);
+    let total: Duration = jobs
+        .iter()
+        .map(|j| prepared.scenarios[j.config].duration)
+        .sum();
+    let progress = Progress::new(total, jobs.len(), args.quiet);
+    let abort = thinlab_emu::signal::interrupt_flag();
+    let mut runs = Vec::new();
+    let mut reports = Vec::new();
+    let mut failure = None;
+    for job in &jobs {
+        let s = &prepared.scenarios[job.config];
+        let mut opts = thinlab_emu::Options::default();
+        if args.capture || s.flows.iter().any(|f| f.capture) {
+            let label = clean_name(&prepared.configs[job.config].label());
+            opts.capture_dir = Some(
+                out.join("pcap")
+                    .join(format!("{label}-rep{}", job.repetition)),
+            );
+            opts.capture_all = args.capture;
+        }
+        let mut tracker = progress.run(s.duration);
+        #[allow(clippy::disallowed_methods)] // wall time of a real-time run, for timing.json
+        let started = std::time::Instant::now();
+        match thinlab_emu::run(s, job.seed, &opts, abort, &mut |t| tracker.at(t)) {
+            Ok(r) => {
+                tracker.done();
+                let (output, report) = outputs(job, r, started.elapsed().as_secs_f64());
+                reports.push(json!({
+                    "params": params_json(&prepared.configs[job.config].params),
+                    "repetition": job.repetition,
+                    "seed": job.seed,
+                    "report": report,
+                }));
+                runs.push(output);
+            }
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    progress.finish();
+    if !runs.is_empty() {
+        let results = Results {
+            scenario: &prepared.name,
+            overrides: sets,
+            configs: &prepared.configs,
+            runs: &runs,
+            complete: failure.is_none() && runs.len() == jobs.len(),
+        };
+        results.write(&out)?;
+        let emu_json = json!({ "scenario": prepared.name, "backend": "emu", "runs": reports });
+        let path = out.join("emu.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&emu_json)? + "\n")
+            .with_context(|| format!("writing {}", path.display()))?;
+        if !args.quiet && failure.is_none() {
+            let problems = crate::health::problems(&results);
+            print!("{}", crate::table::render(&results, &problems));
+        }
+    }
+    if let Some(e) = failure {
+        let kept = if runs.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} of {} runs finished; their results are in {})",
+                runs.len(),
+                jobs.len(),
+                out.display()
+            )
+        };
+        return Err(emu_error(e)).with_context(|| format!("emulated run{kept}"));
+    }
+    if !args.quiet {
+        let plural = if runs.len() == 1 { "" } else { "s" };
+        println!(
+            "{} emulated run{plural} (real time, kernel TCP); results in {}",
+            runs.len(),
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+fn params_json(p: &[(String, toml::Value)]) -> serde_json::Value {
+    serde_json::Value::Object(
+        p.iter()
+            .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or_default()))
+            .collect(),
+    )
+}
+
+/// The common run output and the emu report of one finished run.
+fn outputs(
+    job: &runner::Job,
+    r: thinlab_emu::RunOutcome,
+    wall_s: f64,
+) -> (RunOutput, serde_json::Value) {
+    let rep = &r.report;
+    let summary_emu = json!({
+        "backend": "emu",
+        "kernel": rep.kernel,
+        "lateness_us": { "p50": rep.lateness.p50_us, "p99": rep.lateness.p99_us, "max": rep.lateness.max_us, "count": rep.lateness.count },
+        "sched_fifo": rep.sched_fifo,
+        "congestion_control": rep.flows.iter().map(|f| json!({
+            "flow": f.name, "sender": f.sender.cc_used, "receiver": f.receiver.cc_used,
+        })).collect::<Vec<_>>(),
+    });
+    let flows = r
+        .flows
+        .iter()
+        .map(|f| FlowOutput {
+            name: f.name.clone(),
+            metrics: flow_metrics(&f.records, f.duration),
+            app_latency_ms: latency_samples_ms(&f.records, Milestone::App, Origin::Write),
+            app_censored_ms: censored_samples_ms(&f.records, Milestone::App, Origin::Write),
+        })
+        .collect();
+    let output = RunOutput {
+        config: job.config,
+        repetition: job.repetition,
+        seed: job.seed,
+        flows,
+        end_time_s: r.end_time.as_secs_f64(),
+        events_processed: 0,
+        drain_bound_hit: r.flows.iter().any(|f| !f.completed),
+        dropped_loss: r.drops.loss_forward + r.drops.loss_reverse,
+        dropped_queue: r.drops.queue_forward + r.drops.queue_reverse + r.drops.queue_access,
+        sim_wall_s: wall_s,
+        emu: Some(summary_emu),
+    };
+    let report = serde_json::to_value(&r.report).unwrap_or_default();
+    (output, report)
+}

@@ -1,0 +1,506 @@
+//! One emulated run of a scenario with one seed: the only owner of setup and teardown.
+//!
+//! Setup: two fresh namespaces (client host, server host), a TUN device in each
+//! (`tl-c` 10.200.0.1/24, `tl-s` 10.200.0.2/24; the addresses exist only inside these
+//! namespaces, so they cannot collide with the machine's and no packet can leave it), the
+//! per-namespace sysctls, one listening socket per flow (port 5001 + i), the emulator thread,
+//! then two application threads per flow. Teardown is dropping: the namespaces exist only as
+//! file descriptors of this process, so they, their devices, routes and sockets vanish when
+//! the run returns, fails, or the process dies.
+//!
+//! Time: run time 0 is when the emulator starts; flows connect at `flow.start`; sources
+//! generate until `duration`; the run then drains until every flow's bytes are acknowledged,
+//! bounded by [`drain_bound`] (the simulator's, at most 60 s of real time).
+
+use crate::capture::FlowPcaps;
+use crate::emulator::{self, Setup};
+use crate::error::EmuError;
+use crate::kernel_app::{self, SocketReport};
+use crate::netns::{leftovers, read_sysctl, write_sysctl, Netns};
+use crate::records::{self, AppLogs, Span};
+use crate::stats::Lateness;
+use crate::support::{self, SocketSettings};
+use crate::sys::{is_root, Clock};
+use crate::tcp_info::NetCounters;
+use crate::tun::Tun;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io;
+use std::net::{Ipv4Addr, SocketAddrV4};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use thinlab_sim::app::Source;
+use thinlab_sim::path::Paths;
+use thinlab_sim::rng::{stream, Component};
+use thinlab_sim::{Direction, DropCounts, Flow, Scenario};
+use thinlab_trace::FlowRecords;
+
+pub const CLIENT_ADDR: Ipv4Addr = Ipv4Addr::new(10, 200, 0, 1);
+pub const SERVER_ADDR: Ipv4Addr = Ipv4Addr::new(10, 200, 0, 2);
+/// Longest real-time drain after `duration`.
+const MAX_DRAIN: Duration = Duration::from_secs(60);
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Write pcap files into this directory: of every flow if `capture_all`, else of the
+    /// flows with `capture = true`.
+    pub capture_dir: Option<PathBuf>,
+    pub capture_all: bool,
+    /// The emulator spins this long before each deadline.
+    pub spin_us: u64,
+    /// Ask for SCHED_FIFO for the emulator thread.
+    pub sched_fifo: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            capture_dir: None,
+            capture_all: false,
+            spin_us: 50,
+            sched_fifo: true,
+        }
+    }
+}
+
+/// One flow's outcome, in the simulator's terms.
+#[derive(Clone, Debug)]
+pub struct FlowOutcome {
+    pub name: String,
+    pub records: FlowRecords,
+    /// Active time for goodput (as the simulator defines it).
+    pub duration: Duration,
+    pub completed: bool,
+    pub dropped_loss: u64,
+    pub dropped_queue: u64,
+}
+
+/// What an emulated run measured besides the records (`emu.json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    pub seed: u64,
+    /// `uname -r` of the kernel whose TCP ran.
+    pub kernel: String,
+    /// Delivery lateness of the emulator against the path model.
+    pub lateness: Lateness,
+    pub sched_fifo: bool,
+    /// Why SCHED_FIFO was not used, if it was not.
+    pub sched_fifo_error: Option<String>,
+    pub spin_us: u64,
+    /// The TCP sysctls of the namespaces, read back after setting them.
+    pub sysctls: BTreeMap<String, String>,
+    pub flows: Vec<FlowReport>,
+    /// TCP counters of each namespace at the end.
+    pub client_netstat: Option<NetCounters>,
+    pub server_netstat: Option<NetCounters>,
+    pub drops: DropCountsJson,
+    /// Packets written into a TUN device by the emulator.
+    pub packets_delivered: u64,
+    /// Packets read that belong to no flow (not forwarded).
+    pub packets_ignored: u64,
+    /// Inodes of the two namespaces (both gone when the run returns).
+    pub netns_inodes: [u64; 2],
+    /// Names under /run/netns with thinlab's prefix (left by something else; not touched).
+    pub leftovers: Vec<String>,
+    pub end_time_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowReport {
+    pub name: String,
+    /// The socket that sent the data and the one that received it.
+    pub sender: SocketReport,
+    pub receiver: SocketReport,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct DropCountsJson {
+    pub loss_forward: u64,
+    pub loss_reverse: u64,
+    pub queue_forward: u64,
+    pub queue_reverse: u64,
+    pub queue_access: u64,
+}
+
+impl From<DropCounts> for DropCountsJson {
+    fn from(d: DropCounts) -> Self {
+        DropCountsJson {
+            loss_forward: d.loss_forward,
+            loss_reverse: d.loss_reverse,
+            queue_forward: d.queue_forward,
+            queue_reverse: d.queue_reverse,
+            queue_access: d.queue_access,
+        }
+    }
+}
+
+/// An emulated run's results.
+#[derive(Clone, Debug)]
+pub struct RunOutcome {
+    pub flows: Vec<FlowOutcome>,
+    pub end_time: Duration,
+    pub report: RunReport,
+    pub drops: DropCounts,
+}
+
+/// Checks what the backend needs: root, /dev/net/tun, network namespaces.
+pub fn preflight() -> Result<(), EmuError> {
+    if !is_root() {
+        return Err(EmuError::NotRoot);
+    }
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/net/tun")
+        .map_err(EmuError::NoTun)?;
+    Netns::create().map_err(EmuError::NoNetns)?;
+    Ok(())
+}
+
+/// The real-time drain bound after `duration`.
+pub fn drain_bound(s: &Scenario) -> Duration {
+    thinlab_sim::drain_bound(s).min(MAX_DRAIN)
+}
+
+/// Per (flow, host side) what its application thread logged.
+#[derive(Default)]
+struct Side {
+    report: SocketReport,
+    connect: Option<u64>,
+    spans: Vec<Span>,
+}
+
+struct Ctx<'a> {
+    s: &'a Scenario,
+    seed: u64,
+    clock: Clock,
+    drain_deadline: u64,
+    abort: &'a AtomicBool,
+}
+
+fn kernel_release() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+fn server_addr(i: usize) -> SocketAddrV4 {
+    SocketAddrV4::new(SERVER_ADDR, crate::packet::BASE_PORT + i as u16)
+}
+
+/// Runs `s` once with `seed` in real time. `abort` (e.g. set on Ctrl-C) stops the run
+/// within ~20 ms with [`EmuError::Interrupted`]; `progress` gets the run time now and then.
+pub fn run(
+    s: &Scenario,
+    seed: u64,
+    opts: &Options,
+    abort: &AtomicBool,
+    progress: &mut dyn FnMut(Duration),
+) -> Result<RunOutcome, EmuError> {
+    preflight()?;
+    let (socks, ns_settings) = support::resolve(s)?;
+    let hosts = [
+        Netns::create().map_err(EmuError::NoNetns)?,
+        Netns::create().map_err(EmuError::NoNetns)?,
+    ];
+    let tuns = [
+        Tun::create(&hosts[0], "tl-c", CLIENT_ADDR, 24)
+            .map_err(EmuError::setup("TUN device tl-c"))?,
+        Tun::create(&hosts[1], "tl-s", SERVER_ADDR, 24)
+            .map_err(EmuError::setup("TUN device tl-s"))?,
+    ];
+    let wanted = ns_settings.sysctls();
+    let mut sysctls = BTreeMap::new();
+    for h in &hosts {
+        sysctls = h
+            .run(|| {
+                let mut back = BTreeMap::new();
+                for (k, v) in &wanted {
+                    write_sysctl(k, v)?;
+                    back.insert(k.replace('/', "."), read_sysctl(k)?);
+                }
+                back.insert(
+                    "net.ipv4.tcp_congestion_control".into(),
+                    read_sysctl("net/ipv4/tcp_congestion_control")?,
+                );
+                Ok(back)
+            })
+            .map_err(EmuError::setup("namespace sysctls"))?;
+    }
+    let n = s.flows.len();
+    let mut sides: Vec<[Side; 2]> = (0..n).map(|_| Default::default()).collect();
+    let listeners = hosts[1]
+        .run(|| {
+            sides
+                .iter_mut()
+                .enumerate()
+                .map(|(i, sd)| kernel_app::listen(server_addr(i), &socks[i], &mut sd[1].report))
+                .collect::<io::Result<Vec<_>>>()
+        })
+        .map_err(EmuError::setup("listening sockets"))?;
+    let mut pcaps = Vec::with_capacity(n);
+    for f in &s.flows {
+        pcaps.push(match &opts.capture_dir {
+            Some(dir) if opts.capture_all || f.capture => {
+                Some(FlowPcaps::create(dir, &f.name, sender_side(f)).map_err(EmuError::Capture)?)
+            }
+            _ => None,
+        });
+    }
+    let clock = Clock::start();
+    let stop = Arc::new(AtomicBool::new(false));
+    let emu = emulator::spawn(
+        Setup {
+            tuns,
+            paths: Paths::new(s, seed),
+            clock,
+            pcaps,
+            spin_ns: opts.spin_us * 1000,
+            sched_fifo: opts.sched_fifo,
+        },
+        stop.clone(),
+    );
+    let flow_abort = AtomicBool::new(false);
+    let ctx = Ctx {
+        s,
+        seed,
+        clock,
+        drain_deadline: (s.duration + drain_bound(s)).as_nanos() as u64,
+        abort: &flow_abort,
+    };
+    let errors: Vec<Option<EmuError>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = sides
+            .iter_mut()
+            .zip(&listeners)
+            .enumerate()
+            .map(|(i, (sd, l))| {
+                let [c, sv] = sd;
+                let (ctx, hosts, socks) = (&ctx, &hosts, &socks);
+                [
+                    sc.spawn(move || client(ctx, i, &hosts[0], &socks[i], c)),
+                    sc.spawn(move || server(ctx, i, &hosts[1], l, sv)),
+                ]
+            })
+            .collect();
+        while !handles.iter().flatten().all(|h| h.is_finished()) {
+            if abort.load(Ordering::Relaxed) || emu.is_finished() {
+                flow_abort.store(true, Ordering::Relaxed);
+            }
+            progress(Duration::from_nanos(clock.now()));
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        handles
+            .into_iter()
+            .flatten()
+            .map(|h| match h.join() {
+                Ok(r) => r.err(),
+                Err(_) => Some(EmuError::Emulator("an application thread panicked".into())),
+            })
+            .collect()
+    });
+    let end = clock.now();
+    stop.store(true, Ordering::Relaxed);
+    let report = emu
+        .join()
+        .map_err(|_| EmuError::Emulator("the emulator thread panicked".into()))??;
+    if abort.load(Ordering::Relaxed) {
+        return Err(EmuError::Interrupted);
+    }
+    if let Some(e) = errors
+        .into_iter()
+        .flatten()
+        .find(|e| !matches!(e, EmuError::Interrupted))
+    {
+        return Err(e);
+    }
+    for p in report.pcaps.into_iter().flatten() {
+        p.finish().map_err(EmuError::Capture)?;
+    }
+    if let Some(e) = report.capture_error {
+        return Err(EmuError::Capture(e));
+    }
+    let netstat = |h: &Netns| h.run(NetCounters::read).ok();
+    let (client_netstat, server_netstat) = (netstat(&hosts[0]), netstat(&hosts[1]));
+    let netns_inodes = [hosts[0].inode, hosts[1].inode];
+    drop(listeners);
+    drop(hosts);
+    let mut flows = Vec::with_capacity(n);
+    let mut flow_reports = Vec::with_capacity(n);
+    for (i, (f, [c, sv])) in s.flows.iter().zip(sides).enumerate() {
+        let (snd, rcv) = if sender_side(f) == 0 {
+            (c, sv)
+        } else {
+            (sv, c)
+        };
+        let logs = AppLogs {
+            connect: snd.connect.or(rcv.connect),
+            writes: snd.spans,
+            reads: rcv.spans,
+            finite: f.app.is_finite(),
+        };
+        let rec = records::build(&logs, &report.events[i], sender_side(f) as u8);
+        let start = f.start.as_nanos() as u64;
+        let active = if f.app.is_finite() {
+            rec.last_delivery
+                .map_or(end, |t| t.as_nanos())
+                .saturating_sub(start)
+        } else {
+            (s.duration.as_nanos() as u64).saturating_sub(start)
+        };
+        let (dropped_loss, dropped_queue) = report.flow_drops[i];
+        flows.push(FlowOutcome {
+            name: f.name.clone(),
+            completed: rec
+                .writes
+                .iter()
+                .all(|w| w.acked.is_some() && w.app.is_some()),
+            records: rec,
+            duration: Duration::from_nanos(active),
+            dropped_loss,
+            dropped_queue,
+        });
+        flow_reports.push(FlowReport {
+            name: f.name.clone(),
+            sender: snd.report,
+            receiver: rcv.report,
+        });
+    }
+    Ok(RunOutcome {
+        flows,
+        end_time: Duration::from_nanos(end),
+        drops: report.drops,
+        report: RunReport {
+            seed,
+            kernel: kernel_release(),
+            lateness: report.lateness,
+            sched_fifo: report.sched_fifo.is_ok(),
+            sched_fifo_error: report.sched_fifo.err(),
+            spin_us: opts.spin_us,
+            sysctls,
+            flows: flow_reports,
+            client_netstat,
+            server_netstat,
+            drops: report.drops.into(),
+            packets_delivered: report.delivered,
+            packets_ignored: report.ignored,
+            netns_inodes,
+            leftovers: leftovers(),
+            end_time_s: end as f64 / 1e9,
+        },
+    })
+}
+
+/// The host that sends the flow's data: 0 client, 1 server.
+fn sender_side(f: &Flow) -> usize {
+    if f.direction == Direction::Forward {
+        0
+    } else {
+        1
+    }
+}
+
+fn app_err<'a>(ctx: &Ctx<'a>, i: usize, what: &str) -> impl FnOnce(io::Error) -> EmuError + 'a {
+    let flow = ctx.s.flows[i].name.clone();
+    let what = what.to_string();
+    let abort = ctx.abort;
+    move |source| {
+        let interrupted = source.kind() == io::ErrorKind::Interrupted;
+        abort.store(true, Ordering::Relaxed);
+        if interrupted {
+            EmuError::Interrupted
+        } else {
+            EmuError::App { flow, what, source }
+        }
+    }
+}
+
+/// Runs the data-sending or -receiving role of host `side` on an established stream.
+fn play(
+    ctx: &Ctx,
+    i: usize,
+    side: usize,
+    st: &mut std::net::TcpStream,
+    out: &mut Side,
+) -> Result<(), EmuError> {
+    let f = &ctx.s.flows[i];
+    let info = if sender_side(f) == side {
+        let stop = ctx.s.duration.as_nanos() as u64;
+        let source = Source::new(
+            f.app.clone(),
+            stream(ctx.seed, Component::App(i as u32)),
+            stop,
+        );
+        kernel_app::send(
+            st,
+            source,
+            &ctx.clock,
+            ctx.drain_deadline,
+            ctx.abort,
+            &mut out.spans,
+        )
+        .map_err(app_err(ctx, i, "sending"))?
+    } else {
+        kernel_app::receive(
+            st,
+            &ctx.clock,
+            ctx.drain_deadline,
+            ctx.abort,
+            &mut out.spans,
+        )
+        .map_err(app_err(ctx, i, "receiving"))?
+    };
+    out.report.tcp_info = info;
+    Ok(())
+}
+
+fn client(
+    ctx: &Ctx,
+    i: usize,
+    ns: &Netns,
+    k: &SocketSettings,
+    out: &mut Side,
+) -> Result<(), EmuError> {
+    ns.enter()
+        .map_err(app_err(ctx, i, "entering the client namespace"))?;
+    let start = ctx.s.flows[i].start.as_nanos() as u64;
+    while ctx.clock.now() + 20_000_000 < start {
+        if ctx.abort.load(Ordering::Relaxed) {
+            return Err(EmuError::Interrupted);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    ctx.clock.sleep_until(start);
+    let fd = kernel_app::socket().map_err(app_err(ctx, i, "creating the client socket"))?;
+    kernel_app::configure(&fd, k, &mut out.report);
+    out.connect = Some(ctx.clock.now());
+    let mut st = kernel_app::connect(fd, server_addr(i), ctx.abort).map_err(app_err(
+        ctx,
+        i,
+        "connecting",
+    ))?;
+    play(ctx, i, 0, &mut st, out)
+}
+
+fn server(
+    ctx: &Ctx,
+    i: usize,
+    ns: &Netns,
+    l: &std::net::TcpListener,
+    out: &mut Side,
+) -> Result<(), EmuError> {
+    ns.enter()
+        .map_err(app_err(ctx, i, "entering the server namespace"))?;
+    let mut st = kernel_app::accept(
+        l,
+        &ctx.clock,
+        ctx.drain_deadline,
+        ctx.abort,
+        &mut out.report,
+    )
+    .map_err(app_err(ctx, i, "accepting"))?;
+    out.connect = Some(ctx.clock.now());
+    play(ctx, i, 1, &mut st, out)
+}

@@ -1,0 +1,35 @@
+//! thinlab-emu: the real-time backend. The same scenario as the simulator, run over real
+//! network namespaces, TUN devices and the running kernel's TCP.
+//!
+//! ```text
+//!  client netns                 this process (root netns)                  server netns
+//!  kernel TCP ── tl-c (TUN) ──► emulator thread: thinlab_sim::path::Paths ──► tl-s (TUN) ── kernel TCP
+//!  10.200.0.1   ◄────────────── (rate, queue, delay, jitter, loss: the     ◄────────────── 10.200.0.2
+//!  app threads                  simulator's models and seeds)                app threads
+//! ```
+//!
+//! - [`netns`]: anonymous namespaces (gone with the process, whatever happens);
+//! - [`tun`]: TUN devices and their addresses; [`packet`]: the header fields the emulator reads;
+//! - [`emulator`]: the forwarding thread and its timing; [`stats`]: its lateness;
+//! - [`kernel_app`]: the applications on kernel sockets (the simulator's traffic sources);
+//! - [`records`]: the logs merged into the same delivery records as the simulator's;
+//! - [`support`]: which scenario keys map onto kernel settings; [`tcp_info`]: what the kernel
+//!   reports; [`capture`]: pcap files at both ends; [`driver`]: one run, setup to teardown.
+
+pub mod capture;
+pub mod driver;
+pub mod emulator;
+pub mod error;
+pub mod kernel_app;
+pub mod netns;
+pub mod packet;
+pub mod records;
+pub mod signal;
+pub mod stats;
+pub mod support;
+pub mod sys;
+pub mod tcp_info;
+pub mod tun;
+
+pub use driver::{drain_bound, preflight, run, FlowOutcome, Options, RunOutcome, RunReport};
+pub use error::EmuError;

@@ -1,0 +1,233 @@
+//! Per-write delivery records of a kernel-TCP flow, fed into the same
+//! [`thinlab_trace::FlowRecorder`] as the simulator's, from three logs on one clock:
+//!
+//! - the sending application's write calls (exact write time and stream range);
+//! - the receiving application's reads (exact time each range became the application's:
+//!   `Delivered`);
+//! - the packets the emulator saw at the TUN devices ([`PktEvent`]): data leaving the
+//!   sender's host (`Sent`; its first transmission of a write gives `first_send`), data
+//!   delivered into the receiver's host (`Arrived`: transport latency), and ACKs delivered
+//!   into the sender's host (`Acked`).
+//!
+//! The logs are merged in time order (at one instant: write, send, arrival, delivery, ACK).
+//! Sequence numbers are unwrapped from the data sender's SYN. Which mechanism sent a
+//! retransmission is invisible on the wire; like `thinlab analyze` it is classified with
+//! [`thinlab_trace::flows::classify_retransmission`] (within 1 ms of an incoming ACK: fast,
+//! else timer-driven, counted as `rto`, and a timer-driven retransmission of the first
+//! unacknowledged byte counts as one RTO expiry). The total is exact.
+
+use crate::emulator::PktEvent;
+use std::time::Duration;
+use thinlab_tcp::event::{Event, SendKind};
+use thinlab_tcp::{seq, Instant};
+use thinlab_trace::flows::classify_retransmission;
+use thinlab_trace::{FlowRecorder, FlowRecords};
+
+/// One application write or read: (run time ns, stream start, stream end).
+pub type Span = (u64, u64, u64);
+
+/// What the applications of one flow logged.
+#[derive(Clone, Debug, Default)]
+pub struct AppLogs {
+    pub connect: Option<u64>,
+    pub writes: Vec<Span>,
+    pub reads: Vec<Span>,
+    /// The sender closed its stream after its last write (a finite source).
+    pub finite: bool,
+}
+
+enum Item<'a> {
+    Write(u64, u64),
+    Packet(&'a PktEvent),
+    Read(u64, u64),
+}
+
+impl Item<'_> {
+    /// Order among items at the same instant.
+    fn rank(&self) -> u8 {
+        match self {
+            Item::Write(..) => 0,
+            Item::Packet(p) if p.out => 1,
+            Item::Packet(_) => 2,
+            Item::Read(..) => 3,
+        }
+    }
+}
+
+/// Builds the records of a flow whose data sender is host `sender` (0 client, 1 server).
+pub fn build(logs: &AppLogs, events: &[PktEvent], sender: u8) -> FlowRecords {
+    let mut items: Vec<(u64, Item)> = Vec::with_capacity(logs.writes.len() + events.len());
+    items.extend(logs.writes.iter().map(|&(t, s, e)| (t, Item::Write(s, e))));
+    items.extend(logs.reads.iter().map(|&(t, s, e)| (t, Item::Read(s, e))));
+    items.extend(events.iter().map(|p| (p.t, Item::Packet(p))));
+    items.sort_by_key(|(t, i)| (*t, i.rank()));
+    let mut rec = FlowRecorder::new();
+    if let Some(c) = logs.connect {
+        rec.on_connect(Instant::from_nanos(c));
+    }
+    let mut w = Wire::default();
+    for (t, item) in items {
+        let at = Instant::from_nanos(t);
+        match item {
+            Item::Write(s, e) => rec.on_write(at, s, e),
+            Item::Read(s, e) => rec.on_receiver_event(&Event::Delivered {
+                at,
+                start: s,
+                end: e,
+            }),
+            Item::Packet(p) => w.packet(&mut rec, at, p, sender),
+        }
+    }
+    if logs.finite {
+        rec.on_close();
+    }
+    rec.finish()
+}
+
+/// Sequence-space state of the data direction.
+#[derive(Default)]
+struct Wire {
+    isn: Option<u32>,
+    highest: u64,
+    una: u64,
+    last_ack_at: Option<u64>,
+    first_at: Option<u64>,
+    backoff: u32,
+}
+
+impl Wire {
+    fn offset(&self, isn: u32, s: u32) -> u64 {
+        seq::from_wire(isn, s, self.highest).max(0) as u64
+    }
+
+    fn packet(&mut self, rec: &mut FlowRecorder, at: Instant, p: &PktEvent, sender: u8) {
+        let h = &p.h;
+        let from_sender = (p.side == sender) == p.out;
+        self.first_at.get_or_insert(p.t);
+        if from_sender && h.syn() {
+            self.isn.get_or_insert(h.seq);
+        }
+        let Some(isn) = self.isn else { return };
+        if from_sender && h.payload_len > 0 {
+            let start = self.offset(isn, h.seq);
+            let end = start + u64::from(h.payload_len);
+            if !p.out {
+                rec.on_receiver_event(&Event::Arrived { at, start, end });
+                return;
+            }
+            let kind = if end > self.highest {
+                if start < self.highest {
+                    SendKind::Rdb
+                } else {
+                    SendKind::New
+                }
+            } else {
+                let k = classify_retransmission(p.t, self.last_ack_at);
+                if k == SendKind::Rto && start <= self.una {
+                    self.backoff += 1;
+                    let since = self.last_ack_at.or(self.first_at).unwrap_or(p.t);
+                    rec.on_sender_event(&Event::RtoFired {
+                        at,
+                        rto: Duration::from_nanos(p.t.saturating_sub(since)),
+                        backoff: self.backoff,
+                    });
+                }
+                k
+            };
+            self.highest = self.highest.max(end);
+            rec.on_sender_event(&Event::Sent {
+                at,
+                start,
+                end,
+                kind,
+                syn: h.syn(),
+                fin: h.fin(),
+            });
+        } else if from_sender && p.out && (h.syn() || h.fin()) {
+            let kind = if h.syn() {
+                SendKind::Handshake
+            } else {
+                SendKind::New
+            };
+            rec.on_sender_event(&Event::Sent {
+                at,
+                start: self.highest,
+                end: self.highest,
+                kind,
+                syn: h.syn(),
+                fin: h.fin(),
+            });
+        } else if !from_sender && !p.out && h.has_ack() {
+            // An ACK delivered into the sender's host.
+            let a = seq::from_wire(isn, h.ack, self.highest).clamp(0, self.highest as i64) as u64;
+            if a > self.una {
+                self.una = a;
+                self.backoff = 0;
+                rec.on_sender_event(&Event::Acked { at, una: a });
+            }
+            self.last_ack_at = Some(p.t);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::TcpHeader;
+
+    const MS: u64 = 1_000_000;
+    fn at(ms: u64) -> Option<Instant> {
+        Some(Instant::from_nanos(ms * MS))
+    }
+
+    fn ev(t: u64, side: u8, out: bool, seq: u32, ack: u32, flags: u8, len: u32) -> PktEvent {
+        PktEvent {
+            t: t * MS,
+            side,
+            out,
+            h: TcpHeader {
+                src_port: 0,
+                dst_port: 0,
+                seq,
+                ack,
+                flags,
+                window: 100,
+                payload_len: len,
+                ip_len: 52 + len,
+            },
+        }
+    }
+
+    #[test]
+    fn one_lost_write_is_retransmitted_by_timer() {
+        let isn = u32::MAX - 10; // wraps inside the stream
+        let s = isn.wrapping_add(1);
+        let logs = AppLogs {
+            connect: Some(0),
+            writes: vec![(100 * MS, 0, 100), (200 * MS, 100, 200)],
+            reads: vec![(700 * MS, 0, 200)],
+            finite: false,
+        };
+        let events = vec![
+            ev(1, 0, true, isn, 0, 0x02, 0),
+            ev(101, 0, true, s, 0, 0x18, 100), // lost
+            ev(201, 0, true, s.wrapping_add(100), 0, 0x18, 100),
+            ev(251, 1, false, s.wrapping_add(100), 0, 0x18, 100),
+            ev(301, 0, false, 0, s, 0x10, 0),  // dupACK
+            ev(600, 0, true, s, 0, 0x18, 100), // timer-driven retransmission
+            ev(650, 1, false, s, 0, 0x18, 100),
+            ev(701, 0, false, 0, s.wrapping_add(200), 0x10, 0),
+        ];
+        let r = build(&logs, &events, 0);
+        assert_eq!(r.writes.len(), 2);
+        assert_eq!(r.writes[0].app, at(700));
+        assert_eq!(r.writes[0].transport, at(650));
+        assert_eq!(r.writes[1].transport, at(251));
+        assert_eq!(r.writes[0].first_send, at(101));
+        assert_eq!(r.writes[1].acked, at(701));
+        assert_eq!(r.packets.data_packets_sent, 3);
+        assert_eq!(r.packets.retrans_rto, 1);
+        assert_eq!(r.packets.rto_events, 1);
+        assert_eq!(r.bytes_delivered, 200);
+    }
+}
