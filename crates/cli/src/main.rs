@@ -28,6 +28,10 @@ mod table;
 use thinlab_sim as sim;
 
 use clap::Parser;
+
+/// Large allocations are checked against the memory limits first ([`memguard`]).
+#[global_allocator]
+static ALLOC: memguard::Guarded = memguard::Guarded;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

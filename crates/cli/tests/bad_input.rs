@@ -124,7 +124,11 @@ tcp = { send_buffer = "16MiB" }
             let m = &s["runs"][0]["flows"][0]["metrics"];
             assert_ne!(m["status"], "completed");
         }
-        1 => assert!(stderr(&o).contains("memory use reached"), "{}", stderr(&o)),
+        1 => assert!(
+            stderr(&o).contains("thinlab stopped: its memory use"),
+            "{}",
+            stderr(&o)
+        ),
         c => panic!("exit {c}: {}", stderr(&o)),
     }
 }
