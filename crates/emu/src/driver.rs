@@ -37,6 +37,9 @@ use thinlab_sim::rng::{stream, Component};
 use thinlab_sim::{Direction, DropCounts, Flow, Scenario};
 use thinlab_trace::FlowRecords;
 
+/// SCHED_FIFO priority of the application threads (below the emulator's forwarding thread).
+const APP_FIFO_PRIORITY: i32 = 40;
+
 pub const CLIENT_ADDR: Ipv4Addr = Ipv4Addr::new(10, 200, 0, 1);
 pub const SERVER_ADDR: Ipv4Addr = Ipv4Addr::new(10, 200, 0, 2);
 /// Longest real-time drain after `duration`.
@@ -279,9 +282,17 @@ pub fn run(
             .map(|(i, (sd, l))| {
                 let [c, sv] = sd;
                 let (ctx, hosts, socks) = (&ctx, &hosts, &socks);
+                // The applications run real-time too (below the emulator): a write's or a
+                // read's timestamp must not wait behind other processes on a loaded machine.
                 [
-                    sc.spawn(move || client(ctx, i, &hosts[0], &socks[i], c)),
-                    sc.spawn(move || server(ctx, i, &hosts[1], l, sv)),
+                    sc.spawn(move || {
+                        let _ = crate::sys::sched_fifo(APP_FIFO_PRIORITY);
+                        client(ctx, i, &hosts[0], &socks[i], c)
+                    }),
+                    sc.spawn(move || {
+                        let _ = crate::sys::sched_fifo(APP_FIFO_PRIORITY);
+                        server(ctx, i, &hosts[1], l, sv)
+                    }),
                 ]
             })
             .collect();

@@ -205,7 +205,7 @@ pub struct TcpConfig {
     /// 1 µs on modern Linux, which measures RTT in microseconds).
     pub clock_granularity: Duration,
     /// Kernel timer frequency: `Some(hz)` runs the timers on the Linux timer wheel and rounds
-    /// the RTO up to whole jiffies ([`crate::endpoint::timer_wheel`]); `None`: exact timers.
+    /// the RTO up to whole jiffies ([`crate::timer_wheel`]); `None`: exact timers.
     pub clock_hz: Option<u32>,
     pub delayed_ack: DelayedAckModel,
     /// The timer of the `FreeBsd6` delayed-ACK model (and the upper bound for `Linux`).
