@@ -220,6 +220,9 @@ impl Report {
 /// A run's key: its parameters (as JSON) and repetition.
 type RunKey = (String, u64);
 
+/// CDF points (latency ms, cumulative fraction) per (configuration, flow).
+type Cdfs = BTreeMap<(String, String), Vec<(f64, f64)>>;
+
 /// Per (configuration, flow): statistic → value per repetition.
 type Values = BTreeMap<(String, String), BTreeMap<String, BTreeMap<u64, f64>>>;
 
@@ -334,7 +337,7 @@ pub fn compare(sim: &Path, kernel: &Path) -> Result<Report> {
         let pooled = POOLED
             .iter()
             .map(|&q| {
-                let at = |c: &BTreeMap<(String, String), Vec<(f64, f64)>>| {
+                let at = |c: &Cdfs| {
                     c.get(&(normal(&key.0), key.1.clone()))
                         .and_then(|p| quantile(p, q))
                 };
@@ -378,11 +381,11 @@ fn normal(label: &str) -> String {
 }
 
 /// `latency_cdf.csv` points per (configuration, flow).
-fn cdf_points(dir: &Path) -> Result<BTreeMap<(String, String), Vec<(f64, f64)>>> {
+fn cdf_points(dir: &Path) -> Result<Cdfs> {
     let path = dir.join("latency_cdf.csv");
     let mut r =
         csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
-    let mut out: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
+    let mut out: Cdfs = BTreeMap::new();
     for rec in r.records() {
         let rec = rec?;
         let (Some(c), Some(f), Some(x), Some(y)) = (rec.get(0), rec.get(1), rec.get(2), rec.get(3))
