@@ -12,7 +12,9 @@ mod emu_backend;
 mod error;
 mod estimate;
 mod fidelity;
+mod folder;
 mod health;
+mod interrupt;
 mod memguard;
 mod output;
 mod paths;
@@ -27,6 +29,10 @@ mod table;
 use thinlab_sim as sim;
 
 use clap::Parser;
+
+/// Large allocations are checked against the memory limits first ([`memguard`]).
+#[global_allocator]
+static ALLOC: memguard::Guarded = memguard::Guarded;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

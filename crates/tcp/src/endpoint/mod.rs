@@ -115,6 +115,8 @@ pub struct Endpoint {
     last_ack_sent: u64,
     /// A duplicate to report as the first SACK block of the next segment (RFC 2883).
     dsack_block: Option<(u64, u64)>,
+    /// The handshake's final ACK must leave alone (`TcpConfig::handshake_ack_alone`).
+    handshake_ack_pending: bool,
 
     // --- machinery
     rtt: RttEstimator,
@@ -165,6 +167,7 @@ impl Endpoint {
             rcv_wnd: 0,
             ack_now: false,
             dsack_block: None,
+            handshake_ack_pending: false,
             delack: DelayedAck::new(cfg.delayed_ack, cfg.delayed_ack_timeout, cfg.mss),
             ts_recent: 0,
             last_ack_sent: 0,
