@@ -1,18 +1,19 @@
 //! Endpoint configuration: every knob of the `tcp` table of a scenario (see
-//! `shared/notes/interface.md`) and the profiles that preset them (mechanisms.md §1, §8, §9).
+//! `docs/spec/interface.md`) and the profiles that preset them (docs/spec/mechanisms.md §1, §8,
+//! §9).
 
 use std::time::Duration;
 
 /// Preset bundles of the knobs below, named as in the scenario's `tcp.profile`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Profile {
-    /// Linux 2.6.22 as in seed 000's testbed: NewReno+SACK, RTO = SRTT + max(200 ms, 4·mdev),
+    /// Linux 2.6.22 as in Evensen's (2008) testbed: NewReno+SACK, RTO = SRTT + max(200 ms, 4·mdev),
     /// initial RTO 3 s, initial window 3, Linux delayed ACK.
     Linux2622,
-    /// FreeBSD 6 as in seed 001: NewReno+SACK, Limited Transmit, `freebsd6` RTO, delayed ACK
+    /// FreeBSD 6 as in Hurtig (2006): NewReno+SACK, Limited Transmit, `freebsd6` RTO, delayed ACK
     /// 100 ms, initial window 4 (as observed), 32 KB send buffer.
     FreeBsd6,
-    /// ns-2 as in seed 002: SACK, RTO rounded up to a 10 ms tick, min RTO 200 ms, no delayed ACK.
+    /// ns-2 as in Yin et al.: SACK, RTO rounded up to a 10 ms tick, min RTO 200 ms, no delayed ACK.
     Ns2,
     /// The RFCs: NewReno+SACK (RFC 6582/6675), RFC 6298 RTO (min 1 s), Limited Transmit,
     /// initial window per RFC 3390, delayed ACK every second segment or 200 ms.
@@ -47,7 +48,7 @@ impl Profile {
     }
 }
 
-/// Retransmission-timer models (mechanisms.md §1).
+/// Retransmission-timer models (docs/spec/mechanisms.md §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RtoModel {
     Linux,
@@ -56,7 +57,7 @@ pub enum RtoModel {
     Ns2,
 }
 
-/// Receiver delayed-ACK models (mechanisms.md §9).
+/// Receiver delayed-ACK models (docs/spec/mechanisms.md §9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DelayedAckModel {
     /// Quick-ACK at connection start, ATO min 40 ms, ACK every second full-sized segment,
@@ -69,7 +70,7 @@ pub enum DelayedAckModel {
     Off,
 }
 
-/// Congestion-control algorithms (mechanisms.md §8; see [`crate::cc`]).
+/// Congestion-control algorithms (docs/spec/mechanisms.md §8; see [`crate::cc`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CcAlgorithm {
     Reno,
@@ -81,8 +82,8 @@ pub enum CcAlgorithm {
     Pert,
 }
 
-/// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (mechanisms.md §2–7).
-/// `tlp` and `rack` are RFC 8985 ([`crate::recovery::tlp`], [`crate::recovery::rack`]; both
+/// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (docs/spec/mechanisms.md
+/// §2–7). `tlp` and `rack` are RFC 8985 ([`crate::recovery::tlp`], [`crate::recovery::rack`]; both
 /// need SACK).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Mechanisms {
@@ -95,7 +96,8 @@ pub struct Mechanisms {
     pub rack: bool,
 }
 
-/// Thin-stream detection (mechanisms.md §2, `tcp.thin_detection`); see [`crate::thin::detect`].
+/// Thin-stream detection (docs/spec/mechanisms.md §2, `tcp.thin_detection`); see
+/// [`crate::thin::detect`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ThinDetection {
     /// PIF < 4 and not in initial slow start (Linux `tcp_stream_is_thin`).
@@ -105,29 +107,29 @@ pub enum ThinDetection {
     Dpifl,
 }
 
-/// Variant of linear timeouts (mechanisms.md §3); see [`crate::thin::linear_timeouts`].
+/// Variant of linear timeouts (docs/spec/mechanisms.md §3); see [`crate::thin::linear_timeouts`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum LinearTimeouts {
     /// Linux `tcp_retransmit_timer`: no doubling, RTO recomputed from the estimator, for the
     /// first 6 (`TCP_THIN_LINEAR_RETRIES`) consecutive expiries while thin.
     #[default]
     Linux,
-    /// Seed 000's wording: RTO_k = RTO_0 + k·SRTT (same gate as `Linux`).
+    /// Evensen's (2008) wording: RTO_k = RTO_0 + k·SRTT (same gate as `Linux`).
     SeedSrtt,
 }
 
-/// Variant of Redundant Data Bundling (mechanisms.md §5); see [`crate::thin::rdb`].
+/// Variant of Redundant Data Bundling (docs/spec/mechanisms.md §5); see [`crate::thin::rdb`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RdbVariant {
-    /// Seed 000 (2008): cumulative bundling on send up to the MSS, bundling on retransmission.
+    /// Evensen (2008): cumulative bundling on send up to the MSS, bundling on retransmission.
     #[default]
     Seed,
     /// The Linux RDB patch (2015–2016): dpifl-thin only, `rdb_max_packets` earlier segments,
     /// CWR on a loss hidden by redundancy.
     Patch,
-    /// Seed bundling, but only while it pays (seed 000 §5.3, CommL §IV): an allowance of
-    /// earlier segments that doubles on a loss and drains per clean ACK, and no bundling when
-    /// the write interval exceeds the RTO; see [`crate::thin::rdb_adaptive`].
+    /// `Seed`-variant bundling, but only while it pays (Evensen (2008) §5.3, CommL §IV): an
+    /// allowance of earlier segments that doubles on a loss and drains per clean ACK, and no
+    /// bundling when the write interval exceeds the RTO; see [`crate::thin::rdb_adaptive`].
     Adaptive,
 }
 
