@@ -6,7 +6,7 @@
 //!   window update) and data/FIN processing on the receiving side;
 //! - `output`: what goes out next (RST, SYN, retransmissions, new data under cwnd, the peer's
 //!   window, Nagle and sender SWS avoidance, window probes, pure ACKs);
-//! - [`send_queue`], [`reassembly`], [`delayed_ack`], [`options`], [`timers`]; loss recovery
+//! - [`crate::send_queue`] (shared with recovery), [`reassembly`], [`delayed_ack`], [`options`], [`timers`]; loss recovery
 //!   is in [`crate::recovery`], RTT in [`crate::rtt`], congestion control in [`crate::cc`].
 //!
 //! Time is always an argument; nothing reads a clock. Bad network input never panics and is
