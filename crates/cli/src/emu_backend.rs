@@ -109,6 +109,13 @@ pub fn run(args: &RunArgs, doc: toml::Value, sets: &[(String, toml::Value)]) -> 
         thinlab_emu::support::resolve(s).map_err(emu_error)?;
     }
     thinlab_emu::preflight().map_err(emu_error)?;
+    let leftovers = thinlab_emu::netns::leftovers();
+    if !leftovers.is_empty() {
+        eprintln!(
+            "warning: /run/netns holds {} (not made by thinlab, whose namespaces vanish with it; left alone)",
+            leftovers.join(", ")
+        );
+    }
     let out = args
         .out
         .clone()
@@ -118,7 +125,7 @@ pub fn run(args: &RunArgs, doc: toml::Value, sets: &[(String, toml::Value)]) -> 
         .iter()
         .map(|j| prepared.scenarios[j.config].duration)
         .sum();
-    let progress = Progress::new(total, jobs.len(), args.quiet);
+    let progress = Progress::with_clock(total, jobs.len(), args.quiet, "real time");
     let abort = thinlab_emu::signal::interrupt_flag();
     let mut runs = Vec::new();
     let mut reports = Vec::new();
