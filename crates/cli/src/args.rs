@@ -81,6 +81,14 @@ pub struct RunArgs {
     /// `DIR/pcap/<configuration>-rep<r>/` (flows with `capture = true` are captured anyway).
     #[arg(long)]
     pub capture: bool,
+    /// Exit with code 3 when some flow did not complete (never established, aborted, or
+    /// stopped by the drain bound with data undelivered); the results are written anyway.
+    #[arg(long)]
+    pub strict: bool,
+    /// Run even when the resource estimate says the runs will not fit in memory, and write
+    /// into a non-empty folder that holds other results.
+    #[arg(long)]
+    pub force: bool,
     /// `sim` (virtual time, thinlab's TCP) or `emu` (real time over network namespaces and
     /// the kernel's TCP; needs root) [default: the scenario's `backend`, else sim].
     #[arg(long, value_name = "sim|emu")]

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 use thinlab_emu::EmuError;
 use thinlab_trace::flow_metrics;
-use thinlab_trace::metrics::{latency_samples_ms, Milestone, Origin};
+use thinlab_trace::metrics::{censored_samples_ms, latency_samples_ms, Milestone, Origin};
 
 /// Which backend runs the scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,7 +176,8 @@ pub fn run(args: &RunArgs, doc: toml::Value, sets: &[(String, toml::Value)]) -> 
         std::fs::write(&path, serde_json::to_string_pretty(&emu_json)? + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
         if !args.quiet && failure.is_none() {
-            print!("{}", crate::table::render(&results));
+            let problems = crate::health::problems(&results);
+            print!("{}", crate::table::render(&results, &problems));
         }
     }
     if let Some(e) = failure {
@@ -234,6 +235,7 @@ fn outputs(
             name: f.name.clone(),
             metrics: flow_metrics(&f.records, f.duration),
             app_latency_ms: latency_samples_ms(&f.records, Milestone::App, Origin::Write),
+            app_censored_ms: censored_samples_ms(&f.records, Milestone::App, Origin::Write),
         })
         .collect();
     let output = RunOutput {

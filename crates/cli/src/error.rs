@@ -1,5 +1,6 @@
 //! Exit codes: 2 for a bad scenario or bad arguments ([`BadInput`], the simulator's
-//! `ScenarioError`), 1 for anything else.
+//! `ScenarioError`), 3 for `--strict` with a flow that did not complete ([`Incomplete`]),
+//! 1 for anything else.
 
 use std::fmt;
 
@@ -21,8 +22,23 @@ impl fmt::Display for BadInput {
 
 impl std::error::Error for BadInput {}
 
+/// `--strict`: some flow did not complete (exit code 3). The results were written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Incomplete(pub String);
+
+impl fmt::Display for Incomplete {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Incomplete {}
+
 /// The process exit code for an error.
 pub fn exit_code(err: &anyhow::Error) -> i32 {
+    if err.chain().any(|e| e.is::<Incomplete>()) {
+        return 3;
+    }
     let bad = err
         .chain()
         .any(|e| e.is::<BadInput>() || e.is::<crate::sim::ScenarioError>());

@@ -9,10 +9,14 @@ mod analyze;
 mod args;
 mod emu_backend;
 mod error;
+mod estimate;
+mod health;
+mod memguard;
 mod output;
 mod paths;
 mod progress;
 mod reproduce;
+mod resources;
 mod run;
 mod runner;
 mod sweep;
@@ -25,6 +29,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
+    memguard::start();
     let result = match cli.command {
         args::Command::Run(a) => run::run(a),
         args::Command::Analyze(a) => analyze::analyze(a),

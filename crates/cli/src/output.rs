@@ -17,6 +17,8 @@ use thinlab_trace::{latency_cdf, FlowMetrics};
 
 /// CDF points kept per line (the tail above p99 is kept exactly on top of these).
 const CDF_POINTS: usize = 400;
+/// Most lines drawn in one plot; with more, the plots are left out (the CSV has them all).
+pub const MAX_PLOT_SERIES: usize = 64;
 
 #[derive(Serialize)]
 struct Summary<'a> {
@@ -24,7 +26,29 @@ struct Summary<'a> {
     version: &'a str,
     /// `--set` overrides applied to every run (an extension of the contract).
     overrides: serde_json::Map<String, serde_json::Value>,
-    runs: Vec<RunJson<'a>>,
+    /// Serialized one run at a time straight into the file (a sweep of a million runs never
+    /// holds its whole JSON text in memory).
+    runs: Lazy<'a, RunJson<'a>>,
+}
+
+/// A sequence serialized element by element from an iterator built on demand.
+struct Lazy<'a, T>(Box<dyn Fn() -> Box<dyn Iterator<Item = T> + 'a> + 'a>);
+
+impl<T: Serialize> Serialize for Lazy<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((self.0)())
+    }
+}
+
+/// Writes `value` as pretty JSON and a newline into `path`, streaming.
+fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
+    use std::io::Write;
+    let file = fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut w = std::io::BufWriter::new(file);
+    serde_json::to_writer_pretty(&mut w, value)
+        .and_then(|()| w.write_all(b"\n").map_err(serde_json::Error::io))
+        .and_then(|()| w.flush().map_err(serde_json::Error::io))
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 #[derive(Serialize)]
@@ -43,11 +67,11 @@ struct RunJson<'a> {
 }
 
 #[derive(Serialize)]
-struct Timing {
+struct Timing<'a> {
     /// Sum over runs of the simulate-only wall time, s (runs may overlap on several threads).
     sim_wall_s: f64,
     events_processed: u64,
-    runs: Vec<RunTiming>,
+    runs: Lazy<'a, RunTiming>,
 }
 
 #[derive(Serialize)]
@@ -120,11 +144,18 @@ impl Results<'_> {
             .filter_map(move |r| r.flows.get(flow))
     }
 
-    /// Pooled application-latency samples of one (configuration, flow).
-    pub fn pooled_app_latency(&self, config: usize, flow: usize) -> Vec<f64> {
-        self.flow_runs(config, flow)
+    /// Pooled application-latency samples of one (configuration, flow): the delivered
+    /// writes' latencies, then the censored lower bounds of the undelivered ones.
+    pub fn pooled_app_latency(&self, config: usize, flow: usize) -> (Vec<f64>, Vec<f64>) {
+        let exact = self
+            .flow_runs(config, flow)
             .flat_map(|f| f.app_latency_ms.iter().copied())
-            .collect()
+            .collect();
+        let censored = self
+            .flow_runs(config, flow)
+            .flat_map(|f| f.app_censored_ms.iter().copied())
+            .collect();
+        (exact, censored)
     }
 
     /// Lines of the CDF: (configuration label, flow, label for the legend, samples).
@@ -138,12 +169,10 @@ impl Results<'_> {
                 } else {
                     c.label()
                 };
-                out.push((
-                    c.label(),
-                    name.clone(),
-                    label,
-                    self.pooled_app_latency(i, *f),
-                ));
+                // Undelivered writes stay in the CDF at their lower bound (censored).
+                let (mut samples, censored) = self.pooled_app_latency(i, *f);
+                samples.extend(censored);
+                out.push((c.label(), name.clone(), label, samples));
             }
         }
         out
@@ -162,63 +191,56 @@ impl Results<'_> {
     }
 
     fn write_summary(&self, path: &Path) -> Result<()> {
-        let runs = self
-            .runs
-            .iter()
-            .map(|r| RunJson {
-                params: json_map(&self.configs[r.config].params),
-                repetition: r.repetition,
-                seed: r.seed,
-                flows: r
-                    .flows
-                    .iter()
-                    .map(|f| FlowJson {
-                        name: &f.name,
-                        metrics: &f.metrics,
-                    })
-                    .collect(),
-                end_time_s: r.end_time_s,
-                events_processed: r.events_processed,
-                drain_bound_hit: r.drain_bound_hit,
-                dropped_loss: r.dropped_loss,
-                dropped_queue: r.dropped_queue,
-                emu: r.emu.as_ref(),
-            })
-            .collect();
         let summary = Summary {
             scenario: self.scenario,
             version: env!("CARGO_PKG_VERSION"),
             overrides: json_map(self.overrides),
-            runs,
+            runs: Lazy(Box::new(move || {
+                Box::new(self.runs.iter().map(move |r| {
+                    RunJson {
+                        params: json_map(&self.configs[r.config].params),
+                        repetition: r.repetition,
+                        seed: r.seed,
+                        flows: r
+                            .flows
+                            .iter()
+                            .map(|f| FlowJson {
+                                name: &f.name,
+                                metrics: &f.metrics,
+                            })
+                            .collect(),
+                        end_time_s: r.end_time_s,
+                        events_processed: r.events_processed,
+                        drain_bound_hit: r.drain_bound_hit,
+                        dropped_loss: r.dropped_loss,
+                        dropped_queue: r.dropped_queue,
+                        emu: r.emu.as_ref(),
+                    }
+                }))
+            })),
         };
-        let mut text =
-            serde_json::to_string_pretty(&summary).context("serializing summary.json")?;
-        text.push('\n');
-        fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+        write_json(path, &summary)
     }
 
     fn write_timing(&self, path: &Path) -> Result<()> {
-        let runs: Vec<RunTiming> = self
-            .runs
-            .iter()
-            .map(|r| RunTiming {
-                params: json_map(&self.configs[r.config].params),
-                repetition: r.repetition,
-                seed: r.seed,
-                sim_wall_s: r.sim_wall_s,
-                events_processed: r.events_processed,
-                ns_per_event: (r.events_processed > 0)
-                    .then(|| r.sim_wall_s * 1e9 / r.events_processed as f64),
-            })
-            .collect();
         let timing = Timing {
-            sim_wall_s: runs.iter().map(|r| r.sim_wall_s).sum(),
-            events_processed: runs.iter().map(|r| r.events_processed).sum(),
-            runs,
+            sim_wall_s: self.runs.iter().map(|r| r.sim_wall_s).sum(),
+            events_processed: self.runs.iter().map(|r| r.events_processed).sum(),
+            runs: Lazy(Box::new(move || {
+                Box::new(self.runs.iter().map(move |r| {
+                    RunTiming {
+                        params: json_map(&self.configs[r.config].params),
+                        repetition: r.repetition,
+                        seed: r.seed,
+                        sim_wall_s: r.sim_wall_s,
+                        events_processed: r.events_processed,
+                        ns_per_event: (r.events_processed > 0)
+                            .then(|| r.sim_wall_s * 1e9 / r.events_processed as f64),
+                    }
+                }))
+            })),
         };
-        let mut text = serde_json::to_string_pretty(&timing).context("serializing timing.json")?;
-        text.push('\n');
-        fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+        write_json(path, &timing)
     }
 
     pub fn write_runs_csv(&self, path: &Path) -> Result<()> {
@@ -233,7 +255,7 @@ impl Results<'_> {
             .map(|(k, _)| k)
             .collect();
         let mut header: Vec<String> = param_keys.iter().map(|k| k.to_string()).collect();
-        header.extend(["repetition", "seed", "flow"].map(String::from));
+        header.extend(["repetition", "seed", "flow", "status", "status_reason"].map(String::from));
         header.extend(metric_names);
         w.write_record(&header)?;
         for r in self.runs {
@@ -243,7 +265,13 @@ impl Results<'_> {
                     .iter()
                     .map(|(_, v)| display_value(v))
                     .collect();
-                row.extend([r.repetition.to_string(), r.seed.to_string(), f.name.clone()]);
+                row.extend([
+                    r.repetition.to_string(),
+                    r.seed.to_string(),
+                    f.name.clone(),
+                    f.metrics.status.to_string(),
+                    f.metrics.status_reason.clone().unwrap_or_default(),
+                ]);
                 row.extend(
                     f.metrics
                         .scalars()
@@ -280,7 +308,22 @@ impl Results<'_> {
     }
 
     fn write_plots(&self, dir: &Path, lines: &[(String, String, String, Vec<f64>)]) -> Result<()> {
-        let series: Vec<Series> = lines
+        // Only lines with samples, and no more than a plot can show.
+        let with_data: Vec<_> = lines.iter().filter(|l| !l.3.is_empty()).collect();
+        if with_data.is_empty() || with_data.len() > MAX_PLOT_SERIES {
+            for file in ["latency_cdf.svg", "latency_ccdf.svg"] {
+                let _ = fs::remove_file(dir.join(file));
+            }
+            if with_data.len() > MAX_PLOT_SERIES {
+                eprintln!(
+                    "note: {} configuration/flow lines are more than a plot can show ({MAX_PLOT_SERIES}): \
+                     no SVG plots; the CDFs are in latency_cdf.csv",
+                    with_data.len()
+                );
+            }
+            return Ok(());
+        }
+        let series: Vec<Series> = with_data
             .iter()
             .map(|(_, _, label, samples)| Series {
                 label: label.clone(),

@@ -27,12 +27,40 @@ pub fn parse_assignment(s: &str) -> Result<(String, Value), BadInput> {
     Ok((key.to_string(), parse_value(value)))
 }
 
-/// The segments of a dotted path; rejects empty paths and empty segments.
+/// Most segments a dotted key may have (the deepest scenario key has 5).
+pub const MAX_SEGMENTS: usize = 16;
+/// Longest dotted key, in bytes.
+pub const MAX_KEY_LEN: usize = 256;
+
+/// The segments of a dotted path; rejects empty paths, empty segments, and paths longer than
+/// [`MAX_KEY_LEN`] bytes or [`MAX_SEGMENTS`] segments (checked before splitting: linear time).
 pub fn split_path(path: &str) -> Result<Vec<&str>, BadInput> {
     if path.is_empty() {
         return Err(BadInput::new(
             "empty key; expected a dotted path such as network.loss.rate",
         ));
+    }
+    let shown = |p: &str| -> String {
+        if p.len() > 60 {
+            let cut = (0..=60).rev().find(|&i| p.is_char_boundary(i)).unwrap_or(0);
+            format!("{}…", &p[..cut])
+        } else {
+            p.to_string()
+        }
+    };
+    if path.len() > MAX_KEY_LEN {
+        return Err(BadInput::new(format!(
+            "key `{}` is {} bytes long: expected a dotted path of at most {MAX_KEY_LEN} bytes, such as network.loss.rate",
+            shown(path),
+            path.len()
+        )));
+    }
+    let n = path.bytes().filter(|&b| b == b'.').count() + 1;
+    if n > MAX_SEGMENTS {
+        return Err(BadInput::new(format!(
+            "key `{}` has {n} segments: expected a dotted path of at most {MAX_SEGMENTS} segments, such as network.loss.rate",
+            shown(path)
+        )));
     }
     let segs: Vec<&str> = path.split('.').collect();
     if segs.iter().any(|s| s.trim().is_empty()) {
@@ -116,11 +144,13 @@ pub fn set_path(doc: &mut Value, path: &str, value: Value) -> Result<(), BadInpu
     let mut cur = doc;
     for (i, seg) in segs.iter().enumerate() {
         let last = i + 1 == segs.len();
-        let here = segs[..i].join(".");
-        let here = if here.is_empty() {
-            "the top level".to_string()
-        } else {
-            format!("`{here}`")
+        // Only built for a message (keeps the walk linear in the key's length).
+        let here = || {
+            if i == 0 {
+                "the top level".to_string()
+            } else {
+                format!("`{}`", segs[..i].join("."))
+            }
         };
         cur = match cur {
             Value::Table(t) => {
@@ -134,14 +164,16 @@ pub fn set_path(doc: &mut Value, path: &str, value: Value) -> Result<(), BadInpu
             Value::Array(a) => {
                 let Ok(idx) = seg.parse::<usize>() else {
                     return Err(BadInput::new(format!(
-                        "cannot set `{path}`: {here} is a list, so `{seg}` must be an index (0..{})",
+                        "cannot set `{path}`: {} is a list, so `{seg}` must be an index (0..{})",
+                        here(),
                         a.len()
                     )));
                 };
                 if idx > a.len() {
                     return Err(BadInput::new(format!(
-                        "cannot set `{path}`: index {idx} is out of range for {here}, which has {} \
+                        "cannot set `{path}`: index {idx} is out of range for {}, which has {} \
                          element(s); expected an index up to {}",
+                        here(),
                         a.len(),
                         a.len()
                     )));
@@ -161,7 +193,8 @@ pub fn set_path(doc: &mut Value, path: &str, value: Value) -> Result<(), BadInpu
             }
             other => {
                 return Err(BadInput::new(format!(
-                    "cannot set `{path}`: {here} = {} is a {}, not a table or list",
+                    "cannot set `{path}`: {} = {} is a {}, not a table or list",
+                    here(),
                     other,
                     other.type_str()
                 )))
@@ -225,6 +258,18 @@ mod tests {
             ("a.b".into(), Value::Integer(1))
         );
         assert!(parse_assignment("x=a=b").is_ok_and(|(_, v)| v == Value::String("a=b".into())));
+        let deep = format!("{}=1", vec!["a"; 30_000].join("."));
+        let e = parse_assignment(&deep).unwrap_err();
+        assert!(e.0.contains("59999 bytes long"), "{e}");
+        let deep = format!("{}=1", vec!["a"; 17].join("."));
+        let e = parse_assignment(&deep).unwrap_err();
+        assert!(
+            e.0.contains("17 segments") && e.0.contains("at most 16"),
+            "{e}"
+        );
+        let long = format!("{}=1", "k".repeat(300));
+        let e = parse_assignment(&long).unwrap_err();
+        assert!(e.0.contains("300 bytes long"), "{e}");
         for bad in ["duration", "=1", "a..b=1", ".a=1", "a.=1", "a="] {
             let e = parse_assignment(bad).unwrap_err();
             assert!(e.0.contains("expected"), "{bad}: {e}");

@@ -3,7 +3,7 @@
 //! configurations × repetitions in parallel, write the results and print the summary table.
 
 use crate::args::RunArgs;
-use crate::error::BadInput;
+use crate::error::{BadInput, Incomplete};
 use crate::output::Results;
 use crate::paths::{parse_assignment, set_path};
 use crate::progress::Progress;
@@ -87,7 +87,12 @@ pub fn run(args: RunArgs) -> Result<()> {
             });
         }
     }
-    let runs = execute(&prepared, &jobs, args.jobs.map(usize::from), args.quiet)?;
+    let threads = threads(args.jobs.map(usize::from), jobs.len());
+    let estimate = crate::estimate::estimate(&prepared, &jobs, threads);
+    if !args.force {
+        crate::estimate::check(&estimate, crate::resources::memory_limit(), jobs.len())?;
+    }
+    let runs = execute(&prepared, &jobs, Some(threads), args.quiet)?;
     let results = Results {
         scenario: &prepared.name,
         overrides: &sets,
@@ -95,10 +100,22 @@ pub fn run(args: RunArgs) -> Result<()> {
         runs: &runs,
     };
     results.write(&out)?;
+    let problems = crate::health::problems(&results);
     if !args.quiet {
-        print!("{}", crate::table::render(&results));
+        print!("{}", crate::table::render(&results, &problems));
         let plural = if runs.len() == 1 { "" } else { "s" };
         println!("{} run{plural}; results in {}", runs.len(), out.display());
+    }
+    for line in crate::health::warnings(&results, &problems) {
+        eprintln!("{line}");
+    }
+    if args.strict && !problems.is_empty() {
+        return Err(Incomplete(format!(
+            "--strict: {} configuration/flow pair(s) did not complete (results in {})",
+            problems.len(),
+            out.display()
+        ))
+        .into());
     }
     Ok(())
 }
@@ -138,6 +155,13 @@ pub fn prepare(mut doc: toml::Value, fixed: &[String], origin: &str) -> Result<P
     })
 }
 
+/// Worker threads for `jobs` runs: `requested`, else the available cores; at most one per run.
+pub fn threads(requested: Option<usize>, jobs: usize) -> usize {
+    requested
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, jobs.max(1))
+}
+
 /// Runs `jobs` on `threads` worker threads (default: available cores) with a progress bar
 /// unless `quiet`; results in job order.
 pub fn execute(
@@ -146,9 +170,7 @@ pub fn execute(
     threads: Option<usize>,
     quiet: bool,
 ) -> Result<Vec<runner::RunOutput>> {
-    let threads = threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, jobs.len().max(1));
+    let threads = self::threads(threads, jobs.len());
     let total: Duration = jobs
         .iter()
         .map(|j| prepared.scenarios[j.config].duration)

@@ -6,7 +6,7 @@ use crate::sim::{self, Scenario};
 use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use thinlab_trace::metrics::{latency_samples_ms, Milestone, Origin};
+use thinlab_trace::metrics::{censored_samples_ms, latency_samples_ms, Milestone, Origin};
 use thinlab_trace::{flow_metrics, FlowMetrics};
 
 /// One simulator run to do.
@@ -42,6 +42,9 @@ pub struct FlowOutput {
     pub metrics: FlowMetrics,
     /// Application-layer latency of every delivered write, ms, in write order.
     pub app_latency_ms: Vec<f64>,
+    /// Lower bounds of the application-layer latency of the writes still undelivered at the
+    /// end of the run (end of run − write time), ms: censored samples.
+    pub app_censored_ms: Vec<f64>,
 }
 
 /// The jobs of all configurations: repetition `r` of a configuration uses seed `seed + r`.
@@ -104,10 +107,16 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
     let flows = result
         .flows
         .iter()
-        .map(|f| FlowOutput {
-            name: f.name.clone(),
-            metrics: flow_metrics(&f.records, f.duration),
-            app_latency_ms: latency_samples_ms(&f.records, Milestone::App, Origin::Write),
+        .map(|f| {
+            let mut metrics = flow_metrics(&f.records, f.duration);
+            metrics.status = f.status;
+            metrics.status_reason = f.status_reason.clone();
+            FlowOutput {
+                name: f.name.clone(),
+                metrics,
+                app_latency_ms: latency_samples_ms(&f.records, Milestone::App, Origin::Write),
+                app_censored_ms: censored_samples_ms(&f.records, Milestone::App, Origin::Write),
+            }
         })
         .collect();
     Ok(RunOutput {

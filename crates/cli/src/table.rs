@@ -1,32 +1,62 @@
 //! The human summary printed at the end of a run: per configuration and flow, the pooled
 //! application-layer latency (all repetitions) and the retransmissions summed over them.
-//! `writes` counts the delivered writes (the latency samples) over all repetitions.
+//!
+//! - `writes/run`: writes made per run — the mean over repetitions, with the range
+//!   `(min–max)` when the repetitions differ.
+//! - `mean`, `p99`, `max`: pooled over repetitions, undelivered writes included as censored
+//!   samples; a value that is only a lower bound because of them is shown as `≥value`.
+//! - a flow that did not complete in some repetition is marked `!` and explained in a
+//!   footnote under the table ([`crate::health`]).
 
+use crate::health::{Problem, MAX_LISTED};
 use crate::output::Results;
 use std::fmt::Write;
 use thinlab_trace::LatencyStats;
 
-fn ms(v: Option<f64>) -> String {
-    v.map_or("-".into(), |v| format!("{v:.1}"))
+fn ms(v: Option<f64>, lower_bound: bool) -> String {
+    match v {
+        None => "-".into(),
+        Some(v) if lower_bound => format!("≥{v:.1}"),
+        Some(v) => format!("{v:.1}"),
+    }
 }
 
-/// The table as text, one line per (configuration, flow).
-pub fn render(results: &Results<'_>) -> String {
+/// `mean` of the per-run write counts, with `(min–max)` when they differ.
+fn writes_per_run(counts: &[u64]) -> String {
+    let (Some(&min), Some(&max)) = (counts.iter().min(), counts.iter().max()) else {
+        return "-".into();
+    };
+    let mean = counts.iter().sum::<u64>() as f64 / counts.len() as f64;
+    if min == max {
+        min.to_string()
+    } else {
+        format!("{mean:.0} ({min}–{max})")
+    }
+}
+
+/// The table as text, one line per (configuration, flow), then one footnote per problem.
+pub fn render(results: &Results<'_>, problems: &[Problem]) -> String {
     let mut rows: Vec<[String; 7]> = Vec::new();
     for (i, c) in results.configs.iter().enumerate() {
         for (f, name) in results.flows_of(i) {
-            let s = LatencyStats::from_samples(&results.pooled_app_latency(i, f));
+            let (exact, censored) = results.pooled_app_latency(i, f);
+            let s = LatencyStats::with_censored(&exact, &censored);
+            // Values at or above the smallest censored sample are lower bounds.
+            let floor = censored.iter().copied().fold(f64::INFINITY, f64::min);
+            let bound = |v: Option<f64>| v.is_some_and(|v| v >= floor);
             let retrans: u64 = results
                 .flow_runs(i, f)
                 .map(|o| o.metrics.retransmissions)
                 .sum();
+            let counts: Vec<u64> = results.flow_runs(i, f).map(|o| o.metrics.writes).collect();
+            let marked = problems.iter().any(|p| p.config == i && p.flow == f);
             rows.push([
                 c.label(),
-                name,
-                s.count.to_string(),
-                ms(s.mean),
-                ms(s.p99),
-                ms(s.max),
+                if marked { format!("{name} !") } else { name },
+                writes_per_run(&counts),
+                ms(s.mean, s.censored > 0),
+                ms(s.p99, bound(s.p99)),
+                ms(s.max, bound(s.max)),
                 retrans.to_string(),
             ]);
         }
@@ -34,13 +64,13 @@ pub fn render(results: &Results<'_>) -> String {
     let header = [
         "configuration",
         "flow",
-        "writes",
+        "writes/run",
         "mean ms",
         "p99 ms",
         "max ms",
         "retrans",
     ];
-    let mut widths = header.map(str::len);
+    let mut widths = header.map(|h| h.chars().count());
     for r in &rows {
         for (w, c) in widths.iter_mut().zip(r) {
             *w = (*w).max(c.chars().count());
@@ -63,5 +93,33 @@ pub fn render(results: &Results<'_>) -> String {
     for r in &rows {
         line(&mut out, r);
     }
+    for p in problems.iter().take(MAX_LISTED) {
+        let _ = writeln!(out, "! {p}");
+    }
+    if problems.len() > MAX_LISTED {
+        let _ = writeln!(
+            out,
+            "! … and {} more that did not complete (`status` in runs.csv)",
+            problems.len() - MAX_LISTED
+        );
+    }
+    if !problems.is_empty() {
+        let _ = writeln!(
+            out,
+            "(retrans: summed over repetitions; ≥: a lower bound, writes still undelivered at the end)"
+        );
+    }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_per_run_shows_the_spread() {
+        assert_eq!(writes_per_run(&[4285, 4285]), "4285");
+        assert_eq!(writes_per_run(&[0, 0, 499, 499, 8]), "201 (0–499)");
+        assert_eq!(writes_per_run(&[]), "-");
+    }
 }

@@ -27,6 +27,30 @@ pub enum ScenarioError {
     },
 }
 
+/// serde's type names in words a user knows: "expected f64" → "expected a number".
+fn plain_words(message: &str) -> String {
+    const TYPES: [(&str, &str); 12] = [
+        ("f64", "a number"),
+        ("f32", "a number"),
+        ("u64", "a whole number ≥ 0"),
+        ("u32", "a whole number from 0 to 4294967295"),
+        ("u16", "a whole number from 0 to 65535"),
+        ("u8", "a whole number from 0 to 255"),
+        ("usize", "a whole number ≥ 0"),
+        ("i64", "a whole number"),
+        ("i32", "a whole number"),
+        ("bool", "true or false"),
+        ("a boolean", "true or false"),
+        ("a sequence", "a list"),
+    ];
+    let mut out = message.to_string();
+    for (rust, words) in TYPES {
+        out = out.replace(&format!("expected {rust}"), &format!("expected {words}"));
+    }
+    out.replace("invalid type: sequence", "invalid type: list")
+        .replace("invalid type: map", "invalid type: table")
+}
+
 impl ScenarioError {
     /// The dotted key the error is about (empty for the top level or syntax errors).
     pub fn key(&self) -> &str {
@@ -64,7 +88,7 @@ impl ScenarioError {
             .collect::<Vec<_>>()
             .join(".");
         let inner = err.into_inner();
-        let message = inner.message().trim().to_string();
+        let message = plain_words(inner.message().trim());
         let key = if key.is_empty() {
             "(top level)".to_string()
         } else {

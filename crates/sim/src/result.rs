@@ -4,7 +4,7 @@
 use crate::link::LinkStats;
 use std::time::Duration;
 use thinlab_tcp::{Instant, Stats};
-use thinlab_trace::FlowRecords;
+use thinlab_trace::{FlowRecords, FlowStatus};
 
 /// The outcome of one run of a scenario with one seed.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,9 +58,8 @@ pub struct LinkReport {
 pub struct FlowResult {
     pub name: String,
     pub records: FlowRecords,
-    /// Active time for goodput: from the flow's start until its source stopped (time-bounded
-    /// sources: `duration − start`) or, for finite sources (transfer, bulk with `bytes`), until
-    /// its last byte was delivered (or the end of the run if it never was).
+    /// Active time for goodput: from the flow's start (its connect) until its last byte was
+    /// delivered to the receiving application (the end of the run if nothing was).
     pub duration: Duration,
     /// Counters of the data sender's endpoint (client for forward flows, server for reverse).
     pub sender_stats: Stats,
@@ -71,4 +70,8 @@ pub struct FlowResult {
     pub dropped_queue: u64,
     /// Every written byte was delivered and acknowledged (and a finite flow's FIN acknowledged).
     pub completed: bool,
+    /// How the flow ended: `completed` exactly when every write was delivered.
+    pub status: FlowStatus,
+    /// Why it did not complete; `None` when completed.
+    pub status_reason: Option<String>,
 }

@@ -199,8 +199,9 @@ fn validate(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         .enumerate()
         .map(|(i, f)| validate_flow(i, f, duration))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut names = std::collections::HashSet::with_capacity(flows.len());
     for (i, f) in flows.iter().enumerate() {
-        if flows[..i].iter().any(|g| g.name == f.name) {
+        if !names.insert(f.name.as_str()) {
             return Err(ScenarioError::invalid(
                 format!("flow.{i}.name"),
                 format!("\"{}\"", f.name),
@@ -210,7 +211,7 @@ fn validate(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     }
     Ok(Scenario {
         name: raw.name,
-        seed: raw.seed.unwrap_or(1),
+        seed: raw.seed.map_or(1, |s| s.0),
         duration,
         repetitions,
         network,
@@ -651,9 +652,10 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
 /// Most application writes one flow may generate (each becomes one delivery record).
 pub const MAX_WRITES_PER_FLOW: u64 = 100_000_000;
 
-/// Rejects sources that would generate more than [`MAX_WRITES_PER_FLOW`] writes.
-fn check_write_count(prefix: &str, app: &App, active: Duration) -> Result<(), ScenarioError> {
-    let (key, interval_ns) = match *app {
+/// The mean gap between writes of a source that writes at a rate (and the key that sets it),
+/// `None` for sources whose write count is not set by a gap.
+fn write_gap_ns(app: &App) -> Option<(&'static str, u128)> {
+    Some(match *app {
         App::Fixed { interval, .. } => ("interval", interval.as_nanos()),
         App::Exponential { mean_interval, .. } => ("interval", mean_interval.as_nanos()),
         App::Http(h) => ("off", h.mean_off.as_nanos()),
@@ -668,6 +670,40 @@ fn check_write_count(prefix: &str, app: &App, active: Duration) -> Result<(), Sc
             "rate",
             crate::app::cbr_interval_ns(rate, payload_bytes) as u128,
         ),
+        _ => return None,
+    })
+}
+
+impl Flow {
+    /// About how many application writes (delivery records) this flow makes in a run of
+    /// `duration` on a bottleneck of `bandwidth` bit/s: for a bulk source, one per refill of
+    /// a third of its send buffer at the rate of the slower of the bottleneck and its access
+    /// link. An estimate for resource checks, not a promise.
+    pub fn estimated_writes(&self, duration: Duration, bandwidth: u64) -> u64 {
+        let active = duration.saturating_sub(self.start);
+        if let Some((_, gap)) = write_gap_ns(&self.app) {
+            return (active.as_nanos() / gap.max(1)).min(u128::from(u64::MAX)) as u64 + 1;
+        }
+        match self.app {
+            App::Transfer { writes, .. } => writes,
+            App::Trace { ref writes } => writes.len() as u64,
+            App::Bulk { bytes } => {
+                let rate = self
+                    .access_bandwidth
+                    .map_or(bandwidth, |a| a.min(bandwidth));
+                let by_rate = (rate as u128 * active.as_nanos() / 8 / 1_000_000_000) as u64;
+                let total = bytes.map_or(by_rate, |b| b.min(by_rate));
+                let chunk = (self.tcp.send_buffer as u64 / 3).max(1);
+                total / chunk + 1
+            }
+            _ => 1,
+        }
+    }
+}
+
+/// Rejects sources that would generate more than [`MAX_WRITES_PER_FLOW`] writes.
+fn check_write_count(prefix: &str, app: &App, active: Duration) -> Result<(), ScenarioError> {
+    let (key, interval_ns) = match *app {
         App::Trace { ref writes } if writes.len() as u64 > MAX_WRITES_PER_FLOW => {
             return Err(ScenarioError::invalid(
                 format!("{prefix}.file"),
@@ -682,12 +718,20 @@ fn check_write_count(prefix: &str, app: &App, active: Duration) -> Result<(), Sc
                 format!("at most {MAX_WRITES_PER_FLOW} writes"),
             ))
         }
-        _ => return Ok(()),
+        _ => match write_gap_ns(app) {
+            Some(g) => g,
+            None => return Ok(()),
+        },
     };
-    if active.as_nanos() / interval_ns.max(1) > MAX_WRITES_PER_FLOW as u128 {
+    let writes = active.as_nanos() / interval_ns.max(1);
+    if writes > MAX_WRITES_PER_FLOW as u128 {
         return Err(ScenarioError::invalid(
             format!("{prefix}.{key}"),
-            "(this value)",
+            format!(
+                "{} between writes on average, {writes} writes in {}",
+                crate::units::fmt_duration(Duration::from_nanos(interval_ns as u64)),
+                crate::units::fmt_duration(active)
+            ),
             format!("at most {MAX_WRITES_PER_FLOW} writes per flow over the flow's active time (a longer interval or a shorter duration)"),
         ));
     }

@@ -11,7 +11,7 @@ use serde::Deserialize;
 pub struct RawScenario {
     pub name: String,
     #[serde(default)]
-    pub seed: Option<u64>,
+    pub seed: Option<crate::units::SeedValue>,
     pub duration: DurationValue,
     #[serde(default)]
     pub repetitions: Option<u32>,
@@ -156,6 +156,12 @@ pub struct RawTcp {
     pub thin_detection: Option<String>,
     #[serde(default)]
     pub cwnd_reduction: Option<String>,
+    #[serde(default)]
+    pub clock_hz: Option<i64>,
+    #[serde(default)]
+    pub retrans_collapse: Option<bool>,
+    #[serde(default)]
+    pub dsack: Option<bool>,
     #[serde(default)]
     pub send_buffer: Option<SizeValue>,
     #[serde(default)]

@@ -208,6 +208,25 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
             ThinDetection::Dpifl
         };
     }
+    if let Some(v) = t.retrans_collapse {
+        c.retrans_collapse = v;
+    }
+    if let Some(v) = t.dsack {
+        c.dsack = v;
+    }
+    if let Some(hz) = t.clock_hz {
+        c.clock_hz = match hz {
+            0 => None,
+            1..=10_000 => Some(hz as u32),
+            _ => {
+                return Err(ScenarioError::invalid(
+                    key("clock_hz"),
+                    hz,
+                    "a kernel timer frequency in Hz (100, 250, 300 or 1000 are Linux's choices) or 0 for exact timers",
+                ))
+            }
+        };
+    }
     if let Some(v) = t.cwnd_reduction.as_deref() {
         c.cwnd_reduction = CwndReduction::from_name(v).ok_or_else(|| {
             ScenarioError::invalid(

@@ -30,6 +30,34 @@ const PCAP_MAGICS: [[u8; 4]; 5] = [
     [0x0a, 0x0d, 0x0d, 0x0a],
 ];
 
+/// Largest trace file read (a pipe or a device such as `/dev/zero` is read up to this).
+pub const MAX_TRACE_BYTES: u64 = 1 << 30;
+
+/// The contents of `path`, refusing anything longer than `limit` bytes — also pipes and
+/// devices, which are read only that far.
+fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let f = std::fs::File::open(path)?;
+    let meta = f.metadata()?;
+    if meta.is_dir() {
+        return Err(std::io::Error::other("it is a directory"));
+    }
+    if meta.is_file() && meta.len() > limit {
+        return Err(std::io::Error::other(format!(
+            "it has {} bytes, more than the limit",
+            meta.len()
+        )));
+    }
+    let mut data = Vec::new();
+    f.take(limit + 1).read_to_end(&mut data)?;
+    if data.len() as u64 > limit {
+        return Err(std::io::Error::other(
+            "it holds more bytes than the limit (a pipe or a device that does not end?)",
+        ));
+    }
+    Ok(data)
+}
+
 /// Loads and validates the trace `file` of the app whose dotted prefix is `prefix`
 /// (e.g. `flow.0.app`).
 pub fn load(
@@ -39,11 +67,11 @@ pub fn load(
 ) -> Result<TraceWrites, ScenarioError> {
     let fkey = format!("{prefix}.file");
     let fval = format!("\"{file}\"");
-    let data = std::fs::read(Path::new(file)).map_err(|e| {
+    let data = read_limited(Path::new(file), MAX_TRACE_BYTES).map_err(|e| {
         ScenarioError::invalid(
             &fkey,
             &fval,
-            format!("a readable pcap/pcapng or CSV file (relative paths are relative to the current directory): {e}"),
+            format!("a readable pcap/pcapng or CSV file of at most {} MiB (relative paths are relative to the current directory): {e}", MAX_TRACE_BYTES >> 20),
         )
     })?;
     let writes = if data.len() >= 4 && PCAP_MAGICS.iter().any(|m| data[..4] == *m) {

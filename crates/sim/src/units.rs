@@ -115,6 +115,63 @@ pub struct RateValue(pub u64);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct SizeValue(pub u64);
 
+impl DurationValue {
+    /// The limit, when `s` is a well-formed duration that is only too large.
+    fn too_large(s: &str) -> Option<&'static str> {
+        let (v, unit) = split_number(s)?;
+        (v.is_finite() && v > 0.0 && parse_duration(&format!("1{unit}")).is_some())
+            .then_some("1e18 ns (about 277 777 h, or 31 years)")
+    }
+}
+
+impl RateValue {
+    fn too_large(s: &str) -> Option<&'static str> {
+        let (v, unit) = split_number(s)?;
+        (v.is_finite() && v > 1.0 && parse_rate(&format!("1{unit}")).is_some())
+            .then_some("1e15 bit/s (1 000 000 Gbit)")
+    }
+}
+
+impl SizeValue {
+    fn too_large(s: &str) -> Option<&'static str> {
+        let (v, unit) = split_number(s)?;
+        (v.is_finite() && v >= 1e9 && v.fract() == 0.0 && parse_size(&format!("1{unit}")).is_some())
+            .then_some("1e18 bytes")
+    }
+}
+
+/// A seed: an integer from 0 to 2^64 − 1. TOML integers stop at 2^63 − 1, so larger seeds
+/// are written as strings (`seed = "18446744073709551615"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct SeedValue(pub u64);
+
+impl<'de> Deserialize<'de> for SeedValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<SeedValue, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = SeedValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a whole number from 0 to 18446744073709551615 (above 9223372036854775807 as a string, e.g. \"18446744073709551615\")")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<SeedValue, E> {
+                Ok(SeedValue(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<SeedValue, E> {
+                u64::try_from(v)
+                    .map(SeedValue)
+                    .map_err(|_| E::invalid_value(Unexpected::Signed(v), &self))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<SeedValue, E> {
+                s.trim()
+                    .parse()
+                    .map(SeedValue)
+                    .map_err(|_| E::invalid_value(Unexpected::Str(s), &self))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 macro_rules! unit_visitor {
     ($ty:ident, $visitor:ident, $expected:expr, $parse:expr, $from_f64:expr) => {
         struct $visitor;
@@ -124,9 +181,12 @@ macro_rules! unit_visitor {
                 f.write_str($expected)
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<$ty, E> {
-                $parse(s)
-                    .map($ty)
-                    .ok_or_else(|| E::invalid_value(Unexpected::Str(s), &self))
+                $parse(s).map($ty).ok_or_else(|| match $ty::too_large(s) {
+                    Some(limit) => {
+                        E::custom(format!("{s:?} is too large: expected at most {limit}"))
+                    }
+                    None => E::invalid_value(Unexpected::Str(s), &self),
+                })
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<$ty, E> {
                 if v < 0 {

@@ -58,7 +58,10 @@ app = { kind = "fixed", payload_bytes = 120, interval = "140ms" }
         "expected {expect}, got {:?}",
         &lat[..5]
     );
-    assert_eq!(f.duration, Duration::from_secs(30));
+    // Active time: connect (0) to the last delivery, 50 ms after the last write.
+    let last = f.records.last_delivery.unwrap().as_nanos();
+    assert_eq!(f.duration, Duration::from_nanos(last));
+    assert!((29_970_000_000..30_000_000_000).contains(&last), "{last}");
     assert_eq!(r.drops.total(), 0);
 }
 

@@ -302,7 +302,7 @@ fn wrong_types_and_bad_strings() {
         "flow.0.tcp.nodelay",
         toml::Value::String("yes".into()),
     );
-    assert_err(v, "flow.0.tcp.nodelay", &["yes", "bool"]);
+    assert_err(v, "flow.0.tcp.nodelay", &["yes", "true or false"]);
     let mut v = base();
     set(&mut v, "duration", toml::Value::String("-3s".into()));
     assert_err(v, "duration", &["-3s", "duration"]);
@@ -324,6 +324,69 @@ fn wrong_types_and_bad_strings() {
         toml::Value::String("two".into()),
     );
     assert_err(v, "network.loss.positions.1", &["two"]);
+}
+
+#[test]
+fn messages_say_what_is_wrong_in_plain_words() {
+    // A number where a number is expected: no Rust type names.
+    let mut v = base();
+    set(
+        &mut v,
+        "network.loss.rate",
+        toml::Value::String("abc".into()),
+    );
+    let e = err_with(v).to_string();
+    assert!(e.contains("expected a number") && !e.contains("f64"), "{e}");
+    // Well-formed but too large: says so, with the limit.
+    let mut v = base();
+    set(&mut v, "duration", toml::Value::String("1000000h".into()));
+    assert_err(v, "duration", &["1000000h", "too large", "at most"]);
+    // The write-count limit shows the value, not a placeholder.
+    let mut v = base();
+    set(&mut v, "duration", toml::Value::String("1000s".into()));
+    set(
+        &mut v,
+        "flow.0.app.interval",
+        toml::Value::String("1us".into()),
+    );
+    let e = err_with(v).to_string();
+    assert!(
+        e.contains("1us between writes") && !e.contains("(this value)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn seeds_above_i64_are_written_as_strings() {
+    let mut v = base();
+    set(
+        &mut v,
+        "seed",
+        toml::Value::String("18446744073709551615".into()),
+    );
+    assert_eq!(Scenario::from_toml(v).unwrap().seed, u64::MAX);
+    let mut v = base();
+    set(&mut v, "seed", toml::Value::Integer(-1));
+    assert_err(v, "seed", &["-1", "as a string"]);
+}
+
+#[test]
+fn many_flows_validate_in_linear_time() {
+    let mut text = String::from(
+        "name = \"many\"\nduration = \"1s\"\n[network]\nrtt = \"10ms\"\nbandwidth = \"1Gbit\"\n",
+    );
+    for i in 0..100_000 {
+        text.push_str(&format!("[[flow]]\nname = \"f{i}\"\napp = {{ kind = \"fixed\", payload_bytes = 1, interval = \"1s\" }}\n"));
+    }
+    #[allow(clippy::disallowed_methods)]
+    let t = std::time::Instant::now();
+    let s = Scenario::from_toml_str(&text).unwrap();
+    assert_eq!(s.flows.len(), 100_000);
+    // Pairwise name checks took minutes; a hash set takes milliseconds.
+    assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+    let dup = text.replace("name = \"f99999\"", "name = \"f5\"");
+    let e = Scenario::from_toml_str(&dup).unwrap_err().to_string();
+    assert!(e.contains("flow.99999.name") && e.contains("f5"), "{e}");
 }
 
 #[test]

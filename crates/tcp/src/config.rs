@@ -18,7 +18,7 @@ pub enum Profile {
     /// initial window per RFC 3390, delayed ACK every second segment or 200 ms.
     Rfc,
     /// Modern Linux (5.x/6.x defaults): CUBIC, initial window 10, SACK, timestamps, RACK-TLP
-    /// (RFC 8985), PRR (RFC 6937), RTO = SRTT + max(200 ms, 4·mdev) with initial RTO 1 s, Linux delayed ACK,
+    /// (RFC 8985), PRR (RFC 6937), RTT in microseconds, timers on a HZ = 250 timer wheel, RTO = SRTT + max(200 ms, 4·mdev) with initial RTO 1 s, Linux delayed ACK,
     /// large buffers (tcp_wmem/tcp_rmem maxima 4 MB / 6 MB).
     Linux,
 }
@@ -190,12 +190,23 @@ pub struct TcpConfig {
     pub reduction_base: ReductionBase,
     /// How fast recovery reduces cwnd (`tcp.cwnd_reduction`).
     pub cwnd_reduction: CwndReduction,
+    /// D-SACK (RFC 2883): report duplicates as a receiver; as a sender count them as spurious
+    /// retransmissions, undo spurious recoveries and widen RACK's reordering window
+    /// ([`crate::recovery::dsack`], [`crate::recovery::undo`]; `tcp.dsack`).
+    pub dsack: bool,
+    /// A retransmission absorbs the following un-SACKed segments while they fit one MSS
+    /// (Linux `tcp_retrans_try_collapse`, sysctl `tcp_retrans_collapse`; `tcp.retrans_collapse`).
+    pub retrans_collapse: bool,
     pub rto_model: RtoModel,
     pub rto_min: Duration,
     pub rto_initial: Duration,
     pub rto_max: Duration,
-    /// Timer granularity: RTT samples and RTOs are quantised to this (1 jiffy on Linux).
+    /// Timer granularity: RTT samples and RTOs are quantised to this (1 jiffy on Linux 2.6.22;
+    /// 1 µs on modern Linux, which measures RTT in microseconds).
     pub clock_granularity: Duration,
+    /// Kernel timer frequency: `Some(hz)` runs the timers on the Linux timer wheel and rounds
+    /// the RTO up to whole jiffies ([`crate::endpoint::timer_wheel`]); `None`: exact timers.
+    pub clock_hz: Option<u32>,
     pub delayed_ack: DelayedAckModel,
     /// The timer of the `FreeBsd6` delayed-ACK model (and the upper bound for `Linux`).
     pub delayed_ack_timeout: Duration,
@@ -243,11 +254,14 @@ impl TcpConfig {
             cc: CcAlgorithm::NewReno,
             reduction_base: ReductionBase::Cwnd,
             cwnd_reduction: CwndReduction::Immediate,
+            retrans_collapse: false,
+            dsack: false,
             rto_model: RtoModel::Linux,
             rto_min: ms(200),
             rto_initial: ms(3000),
             rto_max: Duration::from_secs(120),
             clock_granularity: ms(1),
+            clock_hz: None,
             delayed_ack: DelayedAckModel::Linux,
             delayed_ack_timeout: ms(200),
             send_buffer: 256 * 1024,
@@ -303,6 +317,10 @@ impl TcpConfig {
                 initial_window: 10,
                 cc: CcAlgorithm::Cubic,
                 cwnd_reduction: CwndReduction::Prr,
+                retrans_collapse: true,
+                dsack: true,
+                clock_granularity: Duration::from_micros(1),
+                clock_hz: Some(250),
                 rto_initial: ms(1000),
                 send_buffer: 4 * 1024 * 1024,
                 recv_buffer: 6 * 1024 * 1024,

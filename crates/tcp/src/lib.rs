@@ -14,6 +14,8 @@ pub mod cc;
 pub mod config;
 pub mod endpoint;
 pub mod event;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod recovery;
 pub mod rtt;
 pub mod seq;

@@ -40,6 +40,7 @@
 //!   we follow the code: the result is a whole number of ticks either way.
 
 use crate::config::{RtoModel, TcpConfig};
+use crate::endpoint::timer_wheel::TimerWheel;
 use std::time::Duration;
 
 #[cfg(test)]
@@ -76,6 +77,9 @@ pub struct RttEstimator {
     model: RtoModel,
     /// Clock granularity in nanoseconds (≥ 1).
     tick: u64,
+    /// The RTO is rounded up to a multiple of this (nanoseconds, ≥ 1): one jiffy when
+    /// `clock_hz` is set (Linux keeps `icsk_rto` in jiffies, `__tcp_set_rto`).
+    rto_quantum: u64,
     rto_min: Duration,
     rto_initial: Duration,
     rto_max: Duration,
@@ -94,6 +98,9 @@ impl RttEstimator {
         let mut e = RttEstimator {
             model: cfg.rto_model,
             tick,
+            rto_quantum: cfg
+                .clock_hz
+                .map_or(1, |hz| TimerWheel::new(hz).jiffy().as_nanos() as u64),
             rto_min: cfg.rto_min,
             rto_initial: cfg.rto_initial,
             rto_max: cfg.rto_max,
@@ -290,7 +297,9 @@ impl RttEstimator {
     }
 
     fn clamp(&self, d: Duration) -> Duration {
-        d.max(self.rto_min).min(self.rto_max)
+        let d = d.max(self.rto_min).min(self.rto_max);
+        let ns = (d.as_nanos() as u64).div_ceil(self.rto_quantum);
+        Duration::from_nanos(ns.saturating_mul(self.rto_quantum))
     }
 }
 

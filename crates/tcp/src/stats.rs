@@ -15,6 +15,14 @@ pub struct Stats {
     pub rto_events: u64,
     /// Retransmissions found unnecessary (timestamps / DSACK evidence).
     pub spurious_retransmissions: u64,
+    /// D-SACK blocks accepted as reports of our own unnecessary retransmissions.
+    pub dsacks: u64,
+    /// Duplicate segments reported by D-SACK, accepted or not (Linux `dsack_dups`).
+    pub dsack_dups: u64,
+    /// Fast recoveries undone (D-SACK or timestamps showed them spurious).
+    pub undos: u64,
+    /// Tail loss probes sent, of new data and retransmissions (Linux `TCPLossProbes`).
+    pub tlp_probes: u64,
     /// Total time spent waiting for an RTO to expire with nothing sent meanwhile.
     pub frozen_time: Duration,
     pub segments_received: u64,

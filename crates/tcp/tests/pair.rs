@@ -5,7 +5,9 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use std::time::Duration;
-use thinlab_tcp::{Event, Profile, SendKind, State, TcpConfig};
+use thinlab_tcp::{
+    CcAlgorithm, Event, Mechanisms, Profile, RdbVariant, SendKind, State, TcpConfig,
+};
 
 fn thin_cfg() -> TcpConfig {
     let mut c = TcpConfig::from_profile(Profile::Linux2622);
@@ -19,6 +21,31 @@ fn cases() -> u32 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(64)
+}
+
+/// A configuration drawn from every profile, congestion controller, mechanism set (bit i of
+/// `mech` switches on the i-th mechanism) and RDB variant.
+fn drawn(profile: usize, cc: usize, mech: u8, variant: usize) -> TcpConfig {
+    let mut c = TcpConfig::from_profile(Profile::ALL[profile % Profile::ALL.len()]);
+    c.cc = [
+        CcAlgorithm::Reno,
+        CcAlgorithm::NewReno,
+        CcAlgorithm::Cubic,
+        CcAlgorithm::Pert,
+    ][cc % 4];
+    c.cc_seed = mech as u64;
+    let bit = |i: u8| mech & (1 << i) != 0;
+    c.mechanisms = Mechanisms {
+        rdb: bit(0),
+        linear_timeouts: bit(1),
+        thin_dupack: bit(2),
+        early_retransmit: bit(3),
+        er_threshold: bit(4),
+        tlp: bit(5),
+        rack: bit(6),
+    };
+    c.rdb_variant = [RdbVariant::Seed, RdbVariant::Patch, RdbVariant::Adaptive][variant % 3];
+    c
 }
 
 fn count_kind(evs: &[Event], k: SendKind) -> usize {
@@ -187,9 +214,9 @@ proptest! {
         drops_ab in proptest::collection::vec(2usize..80, 0..8),
         drops_ba in proptest::collection::vec(2usize..80, 0..8),
         sack: bool, ts: bool, writes in 1usize..30, size in 1usize..3000,
-        profile in 0usize..4,
+        profile in 0usize..5, cc in 0usize..4, mech in 0u8..128, variant in 0usize..3,
     ) {
-        let mut c = TcpConfig::from_profile(Profile::ALL[profile]);
+        let mut c = drawn(profile, cc, mech, variant);
         c.sack = sack;
         c.timestamps = ts;
         c.send_buffer = 1 << 20;
@@ -218,9 +245,10 @@ proptest! {
         dup_ab in proptest::collection::vec(1usize..120, 0..6),
         dup_ba in proptest::collection::vec(1usize..120, 0..6),
         sack: bool, ts: bool, nodelay: bool, writes in 1usize..40, size in 1usize..4000,
-        interval in 0u64..100, profile in 0usize..4,
+        interval in 0u64..100, profile in 0usize..5, cc in 0usize..4, mech in 0u8..128,
+        variant in 0usize..3,
     ) {
-        let mut c = TcpConfig::from_profile(Profile::ALL[profile]);
+        let mut c = drawn(profile, cc, mech, variant);
         c.sack = sack;
         c.timestamps = ts;
         c.nodelay = nodelay;

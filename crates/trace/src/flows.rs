@@ -36,6 +36,7 @@
 use crate::metrics::{flow_metrics, FlowMetrics, LatencyStats};
 use crate::pcap::TcpPacket;
 use crate::records::{FlowRecorder, FlowRecords};
+use crate::status::FlowStatus;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
@@ -546,7 +547,30 @@ impl Picked {
         extras.packets_in_flight = stats_of(std::mem::take(&mut d.inflight_samples));
         let mut records = d.rec.finish();
         records.connect_time = Some(Instant::from_nanos(self.first_ns));
-        let metrics = flow_metrics(&records, Duration::from_nanos(self.last_ns - self.first_ns));
+        if self.rx.is_some() {
+            // Both sides seen: a write not delivered when the capture ended is censored there.
+            records.observed_until = Some(Instant::from_nanos(self.last_ns));
+        }
+        let mut metrics =
+            flow_metrics(&records, Duration::from_nanos(self.last_ns - self.first_ns));
+        if self.rx.is_none() {
+            // Without the receiver, delivery is unknown: a write counts as delivered once it
+            // is acknowledged.
+            let acked = records.writes.iter().filter(|w| w.acked.is_some()).count() as u64;
+            metrics.writes_delivered = acked;
+            metrics.writes_undelivered = metrics.writes - acked;
+            (metrics.status, metrics.status_reason) = if metrics.writes_undelivered == 0 {
+                (FlowStatus::Completed, None)
+            } else {
+                (
+                    FlowStatus::CaptureEnded,
+                    Some(format!(
+                        "{} write(s) not acknowledged when the capture ended",
+                        metrics.writes_undelivered
+                    )),
+                )
+            };
+        }
         ConnectionAnalysis {
             client: self.client,
             server: self.server,

@@ -16,7 +16,9 @@ pub mod metrics;
 pub mod pcap;
 pub mod plot;
 pub mod records;
+pub mod status;
 pub mod xy_plot;
 
 pub use metrics::{flow_metrics, latency_cdf, FlowMetrics, LatencyStats, Milestone, Origin};
 pub use records::{FlowRecorder, FlowRecords, PacketCounters, WriteRecord};
+pub use status::FlowStatus;

@@ -4,8 +4,16 @@
 //! to the receiving application), `transport` (last byte first arrives at the receiving host)
 //! or `acked` (last byte cumulatively acknowledged), and the origin is the write call
 //! (`*_latency_ms`) or the first transmission of the write's first byte
-//! (`*_latency_from_send_ms`). Writes that never reached the milestone (or, for the
-//! `_from_send` variants, were never sent) are excluded; `count` says how many made it.
+//! (`*_latency_from_send_ms`). `count` says how many writes reached the milestone.
+//!
+//! **Censoring.** A write that had not reached the milestone when the flow stopped being
+//! observed (`FlowRecords::observed_until`, the end of the run) does not vanish from the
+//! statistics: its latency is at least `observed_until − origin`, and it enters the mean and the
+//! percentiles with that value as a *censored* sample; `censored` says how many did. With
+//! `censored > 0` the mean, `max` and every percentile at or above the smallest censored value
+//! are lower bounds (percentiles below it are exact). Writes never sent have no origin for the
+//! `_from_send` variants and are left out of those. Without `observed_until` (a capture
+//! without the receiver side) nothing is censored and unreached writes are left out.
 //!
 //! Percentiles use the **nearest-rank** definition: for `n` sorted samples `x_1 ≤ … ≤ x_n`,
 //! the q-quantile is `x_k` with `k = max(1, ⌈q·n⌉)`, computed in integer arithmetic
@@ -13,6 +21,7 @@
 //! always one of the samples, monotone in q, and p100 = max.
 
 use crate::records::{FlowRecords, WriteRecord};
+use crate::status::FlowStatus;
 use serde::Serialize;
 use std::time::Duration;
 use thinlab_tcp::Instant;
@@ -27,7 +36,11 @@ pub struct LatencyStats {
     pub p99: Option<f64>,
     pub p999: Option<f64>,
     pub max: Option<f64>,
+    /// Samples that reached the milestone (exact latencies).
     pub count: u64,
+    /// Samples that had not reached it by the end of observation (lower bounds), included in
+    /// every statistic above.
+    pub censored: u64,
 }
 
 impl LatencyStats {
@@ -50,7 +63,25 @@ impl LatencyStats {
             p999: nearest_rank(sorted, 999, 1000),
             max: sorted.last().copied(),
             count: n as u64,
+            censored: 0,
         }
+    }
+
+    /// Statistics of exact samples together with censored ones (lower bounds); `count` is the
+    /// number of exact samples, `censored` the number of censored ones.
+    pub fn with_censored(exact_ms: &[f64], censored_ms: &[f64]) -> Self {
+        let mut all: Vec<f64> = exact_ms
+            .iter()
+            .chain(censored_ms)
+            .copied()
+            .filter(|x| !x.is_nan())
+            .collect();
+        all.sort_unstable_by(f64::total_cmp);
+        let mut s = Self::from_sorted(&all);
+        let censored = censored_ms.iter().filter(|x| !x.is_nan()).count() as u64;
+        s.count -= censored;
+        s.censored = censored;
+        s
     }
 }
 
@@ -112,6 +143,33 @@ pub fn latency_samples_ms(rec: &FlowRecords, milestone: Milestone, origin: Origi
         .collect()
 }
 
+/// Censored latency samples (ms, in write order): for every write that had not reached
+/// `milestone` by `rec.observed_until`, the time from its origin to then (a lower bound).
+/// Empty when the records carry no `observed_until`.
+pub fn censored_samples_ms(rec: &FlowRecords, milestone: Milestone, origin: Origin) -> Vec<f64> {
+    let Some(until) = rec.observed_until else {
+        return Vec::new();
+    };
+    rec.writes
+        .iter()
+        .filter(|w| {
+            match milestone {
+                Milestone::App => w.app,
+                Milestone::Transport => w.transport,
+                Milestone::Ack => w.acked,
+            }
+            .is_none()
+        })
+        .filter_map(|w| {
+            let from = match origin {
+                Origin::Write => w.write_time,
+                Origin::FirstSend => w.first_send?,
+            };
+            Some(ms_between(from, until.max(from)))
+        })
+        .collect()
+}
+
 /// Retransmitted segments by the mechanism that sent them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct RetransmissionsByCause {
@@ -131,7 +189,16 @@ pub struct FlowMetrics {
     pub app_latency_from_send_ms: LatencyStats,
     pub transport_latency_from_send_ms: LatencyStats,
     pub ack_latency_from_send_ms: LatencyStats,
+    /// How the flow ended; `completed` exactly when every write was delivered.
+    pub status: FlowStatus,
+    /// Why it did not complete (`"15 retransmission timeouts"`, `"reset"`, …); null when
+    /// completed.
+    pub status_reason: Option<String>,
+    /// Writes the application made (delivered or not).
     pub writes: u64,
+    /// Writes delivered to the receiving application / not delivered by the end of the run.
+    pub writes_delivered: u64,
+    pub writes_undelivered: u64,
     pub bytes_written: u64,
     pub bytes_delivered: u64,
     pub data_packets_sent: u64,
@@ -148,9 +215,11 @@ pub struct FlowMetrics {
     pub spurious_retransmissions: u64,
     /// Total time spent waiting for an RTO to expire with nothing sent, ms.
     pub frozen_time_ms: f64,
-    /// The duration the flow's rates are computed over, s.
+    /// The time the flow was active, s: from its connect to its last delivery (to the end of
+    /// the run if nothing was delivered). Rates are computed over it.
     pub duration_s: f64,
-    /// `bytes_delivered · 8 / duration_s`; null when the duration is zero.
+    /// `bytes_delivered · 8 / duration_s`; null when the duration is zero. Never above the
+    /// bottleneck rate: every byte counted was delivered within `duration_s`.
     pub goodput_bps: Option<f64>,
     /// Finite transfers whose every byte was delivered: connect → last byte delivered, ms.
     /// Null for unbounded flows and transfers that did not complete.
@@ -190,6 +259,7 @@ impl FlowMetrics {
                 ("p999", s.p999),
                 ("max", s.max),
                 ("count", Some(s.count as f64)),
+                ("censored", Some(s.censored as f64)),
             ] {
                 out.push((format!("{name}.{field}"), v));
             }
@@ -198,6 +268,8 @@ impl FlowMetrics {
         let c = &self.retransmissions_by_cause;
         let rest = [
             ("writes", n(self.writes)),
+            ("writes_delivered", n(self.writes_delivered)),
+            ("writes_undelivered", n(self.writes_undelivered)),
             ("bytes_written", n(self.bytes_written)),
             ("bytes_delivered", n(self.bytes_delivered)),
             ("data_packets_sent", n(self.data_packets_sent)),
@@ -224,8 +296,28 @@ impl FlowMetrics {
 }
 
 /// Computes every metric of one flow; `duration` is what rates are computed over.
+///
+/// `status` is `completed` when every write was delivered and `capture_ended` otherwise; a
+/// driver that knows more (the simulator: aborted, never established, drain bound) sets it.
 pub fn flow_metrics(rec: &FlowRecords, duration: Duration) -> FlowMetrics {
-    let stats = |m, o| LatencyStats::from_samples(&latency_samples_ms(rec, m, o));
+    let stats = |m, o| {
+        LatencyStats::with_censored(
+            &latency_samples_ms(rec, m, o),
+            &censored_samples_ms(rec, m, o),
+        )
+    };
+    let writes_delivered = rec.writes_delivered();
+    let writes_undelivered = rec.writes.len() as u64 - writes_delivered;
+    let (status, status_reason) = if writes_undelivered == 0 {
+        (FlowStatus::Completed, None)
+    } else {
+        (
+            FlowStatus::CaptureEnded,
+            Some(format!(
+                "{writes_undelivered} write(s) undelivered when observation ended"
+            )),
+        )
+    };
     let p = &rec.packets;
     let duration_s = duration.as_secs_f64();
     let bytes_written = rec.bytes_written();
@@ -240,7 +332,11 @@ pub fn flow_metrics(rec: &FlowRecords, duration: Duration) -> FlowMetrics {
         app_latency_from_send_ms: stats(Milestone::App, Origin::FirstSend),
         transport_latency_from_send_ms: stats(Milestone::Transport, Origin::FirstSend),
         ack_latency_from_send_ms: stats(Milestone::Ack, Origin::FirstSend),
+        status,
+        status_reason,
         writes: rec.writes.len() as u64,
+        writes_delivered,
+        writes_undelivered,
         bytes_written,
         bytes_delivered: rec.bytes_delivered,
         data_packets_sent: p.data_packets_sent,

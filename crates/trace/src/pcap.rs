@@ -131,6 +131,9 @@ pub const CHUNK: usize = 1 << 20;
 /// length field) stops reading there.
 pub const MAX_RECORD: usize = 64 << 20;
 
+/// Bytes [`CaptureReader::finish`] reads past an early stop to count the input's size.
+pub const MAX_DRAIN: u64 = 64 << 20;
+
 enum State {
     /// Before the magic number.
     Start,
@@ -218,13 +221,17 @@ impl<R: Read> CaptureReader<R> {
     }
 
     /// The statistics, with `bytes` the size of the whole input (for a file, its size; else
-    /// the rest of `src` is read through and counted, not parsed).
+    /// the rest of `src` is read through and counted, not parsed, up to [`MAX_DRAIN`] bytes —
+    /// a pipe or a device such as `/dev/zero` may never end).
     pub fn finish(mut self) -> CaptureStats {
         let read = self.base + self.buf.len() as u64;
         let total = match self.total_len {
             _ if self.eof => read,
             Some(len) => len.max(read),
-            None => read + std::io::copy(&mut self.src, &mut std::io::sink()).unwrap_or(0),
+            None => {
+                read + std::io::copy(&mut (&mut self.src).take(MAX_DRAIN), &mut std::io::sink())
+                    .unwrap_or(0)
+            }
         };
         self.stats.bytes = total;
         if self.stats.format.is_empty() {
@@ -338,7 +345,32 @@ impl<R: Read> CaptureReader<R> {
                 }
                 let (rem, raw) = match parser.next_raw_packet(avail) {
                     Ok(x) => x,
-                    Err(PcapError::IncompleteBuffer) => return Step::NeedMore,
+                    Err(PcapError::IncompleteBuffer) => {
+                        // A record header whose length cannot be right is named as such, not
+                        // as a truncated file.
+                        let big = parser.header().endianness == Endianness::Big;
+                        let declared = avail.get(8..).and_then(|b| read_u32(b, big));
+                        let offset = self.base + self.pos as u64;
+                        let left = self.total_len.map(|t| t.saturating_sub(offset + 16));
+                        if let Some(d) = declared {
+                            let record = self.stats.records + 1;
+                            if d as usize > MAX_RECORD {
+                                self.stop(format!(
+                                    "record {record} declares a length of {d} bytes, more than the largest record thinlab reads ({} MiB): a corrupt length field",
+                                    MAX_RECORD >> 20
+                                ));
+                                return Step::Continue;
+                            }
+                            if left.is_some_and(|l| u64::from(d) > l) {
+                                self.stop(format!(
+                                    "record {record} declares a length of {d} bytes, but only {} bytes follow its header: a corrupt length field or a truncated file",
+                                    left.unwrap_or(0)
+                                ));
+                                return Step::Continue;
+                            }
+                        }
+                        return Step::NeedMore;
+                    }
                     Err(e) => {
                         self.stop(format!("unreadable record: {e}"));
                         return Step::Continue;

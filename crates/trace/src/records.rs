@@ -66,11 +66,20 @@ pub struct FlowRecords {
     pub bytes_delivered: u64,
     /// Whether the application closed the stream after its last write (finite transfer).
     pub finite: bool,
+    /// Until when the flow was observed (the end of the run), if every milestone could have
+    /// been seen until then: writes that had not reached a milestone by this time enter the
+    /// latency statistics as censored samples (`metrics`). `None`: no censoring.
+    pub observed_until: Option<Instant>,
 }
 
 impl FlowRecords {
     pub fn bytes_written(&self) -> u64 {
         self.writes.last().map_or(0, |w| w.end)
+    }
+
+    /// Writes delivered to the receiving application (their `app` milestone is known).
+    pub fn writes_delivered(&self) -> u64 {
+        self.writes.iter().filter(|w| w.app.is_some()).count() as u64
     }
 }
 

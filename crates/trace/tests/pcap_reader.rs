@@ -17,7 +17,9 @@ use std::net::IpAddr;
 use std::time::Duration;
 use thinlab_tcp::wire::{emit_ipv4, emit_ipv6, Flags, Segment};
 use thinlab_trace::flows::analyze;
-use thinlab_trace::pcap::{read_capture, read_capture_file, Capture, CaptureReader, MAX_RECORD};
+use thinlab_trace::pcap::{
+    read_capture, read_capture_file, Capture, CaptureReader, MAX_DRAIN, MAX_RECORD,
+};
 
 type Pkt = (u64, IpAddr, IpAddr, Segment);
 
@@ -443,14 +445,51 @@ fn a_record_longer_than_the_limit_stops_reading_there() {
     assert_eq!(r.by_ref().count(), 0);
     let st = r.finish();
     assert_eq!(st.stopped_at, Some(24), "{st:?}");
+    let why = st.stop_reason.as_deref().unwrap();
     assert!(
-        st.stop_reason.as_deref().unwrap().contains("longer than"),
+        why.contains("declares a length of 4294967280 bytes") && why.contains("corrupt"),
         "{st:?}"
     );
-    assert_eq!(
-        st.bytes,
-        head.len() as u64 + (MAX_RECORD + (8 << 20)) as u64
+    // The rest of a stream is counted up to MAX_DRAIN bytes, not read forever.
+    let total = head.len() as u64 + (MAX_RECORD + (8 << 20)) as u64;
+    assert!(st.bytes > MAX_DRAIN && st.bytes <= total, "{st:?}");
+}
+
+#[test]
+fn a_record_longer_than_the_rest_of_the_file_is_named_as_such() {
+    // A plausible length (1000 bytes) in a file that ends 10 bytes after the record header.
+    let mut head = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    head.extend_from_slice(&65535u32.to_le_bytes());
+    head.extend_from_slice(&1u32.to_le_bytes());
+    head.extend_from_slice(&[0; 8]);
+    head.extend_from_slice(&1000u32.to_le_bytes());
+    head.extend_from_slice(&1000u32.to_le_bytes());
+    head.extend_from_slice(&[0; 10]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.pcap");
+    std::fs::write(&path, &head).unwrap();
+    let st = read_capture_file(&path).unwrap().stats;
+    let why = st.stop_reason.as_deref().unwrap();
+    assert!(
+        why.contains("declares a length of 1000 bytes, but only 10 bytes follow"),
+        "{st:?}"
     );
+}
+
+#[test]
+fn an_endless_device_is_not_read_forever() {
+    // /dev/zero: not a capture; finishing must not try to count all of it.
+    let Ok(f) = std::fs::File::open("/dev/zero") else {
+        return;
+    };
+    let mut r = CaptureReader::from_file(f);
+    assert_eq!(r.by_ref().count(), 0);
+    let st = r.finish();
+    assert!(
+        st.stop_reason.as_deref().unwrap().contains("magic"),
+        "{st:?}"
+    );
+    assert!(st.bytes <= MAX_DRAIN + (2 << 20), "{st:?}");
 }
 
 #[test]

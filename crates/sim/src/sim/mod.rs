@@ -29,8 +29,8 @@ use crate::scenario::{Direction, Scenario};
 use net::{Net, FORWARD, REVERSE};
 use rand::Rng as _;
 use std::time::Duration;
-use thinlab_tcp::{Endpoint, Instant, State, Stats};
-use thinlab_trace::FlowRecorder;
+use thinlab_tcp::{Endpoint, EndpointError, Instant, State, Stats};
+use thinlab_trace::{FlowRecorder, FlowStatus};
 
 /// Zero bytes: the content of every application write.
 static ZEROS: [u8; 64 * 1024] = [0; 64 * 1024];
@@ -101,7 +101,11 @@ struct FlowSim {
     closed: bool,
     /// The source starts when the data sender's connection is established.
     source_started: bool,
+    /// When the data sender's connection was established (the source started).
+    established_at: Option<u64>,
     done: bool,
+    /// When the flow became done (complete or dead).
+    done_at: Option<u64>,
     start: u64,
 }
 
@@ -147,7 +151,9 @@ impl<'a> Sim<'a> {
                     pending: 0,
                     closed: false,
                     source_started: false,
+                    established_at: None,
                     done: false,
+                    done_at: None,
                     start,
                 }
             })
@@ -335,6 +341,7 @@ impl<'a> Sim<'a> {
             pending,
             closed,
             source_started,
+            established_at,
             ..
         } = fl;
         let Some(ep) = eps[side].as_mut() else { return };
@@ -346,6 +353,7 @@ impl<'a> Sim<'a> {
             // The application starts writing once its connection is established, as
             // streamzero and tracepump did (seed 000 §2.3) and as a server does after accept().
             *source_started = true;
+            *established_at = Some(now);
             if let Some(n) = source.start(now, &mut |b| issue(recorder, issued, pending, now, b)) {
                 q.push(n, EventKind::AppTick { flow: f as u32 });
             }
@@ -423,6 +431,7 @@ impl<'a> Sim<'a> {
         }
         if !fl.done && flow_done(fl) {
             fl.done = true;
+            fl.done_at = Some(now);
             *done += 1;
         }
     }
@@ -446,14 +455,20 @@ impl<'a> Sim<'a> {
                 };
                 let sender_stats: Stats = stats(fl.sender);
                 let receiver_stats: Stats = stats(1 - fl.sender);
+                let (status, status_reason) = flow_status(&fl, stop, drain_bound_hit);
+                let fl_done_at = fl.done_at;
                 let mut rec = fl.recorder;
                 rec.set_spurious_retransmissions(sender_stats.spurious_retransmissions);
-                let records = rec.finish();
-                let active_end = if fl.source.closes() {
-                    records.last_delivery.map_or(now, |t| t.as_nanos())
-                } else {
-                    stop
-                };
+                let mut records = rec.finish();
+                // Undelivered writes are censored at the end of the run; a completed flow has
+                // none, and its record ends when it did (independent of the other flows).
+                records.observed_until = Some(match status {
+                    FlowStatus::Completed => Instant::from_nanos(fl_done_at.unwrap_or(now)),
+                    _ => end,
+                });
+                // Active time: connect → last delivery (the end of the run if none), so that
+                // goodput counts only what was delivered within it (never above the link rate).
+                let active_end = records.last_delivery.map_or(now, |t| t.as_nanos());
                 let (dropped_loss, dropped_queue) = self.net.flow_drops(i);
                 FlowResult {
                     name: self.s.flows[i].name.clone(),
@@ -464,6 +479,8 @@ impl<'a> Sim<'a> {
                     dropped_loss,
                     dropped_queue,
                     completed,
+                    status,
+                    status_reason,
                 }
             })
             .collect();
@@ -483,6 +500,64 @@ fn issue(rec: &mut FlowRecorder, issued: &mut u64, pending: &mut u64, now: u64, 
     rec.on_write(Instant::from_nanos(now), *issued, *issued + bytes);
     *issued += bytes;
     *pending += bytes;
+}
+
+/// How flow `fl` ended ([`FlowStatus`]): `completed` exactly when every write the application
+/// made was delivered; otherwise never established, aborted (and why) or stopped by the drain
+/// bound.
+fn flow_status(fl: &FlowSim, stop: u64, drain_bound_hit: bool) -> (FlowStatus, Option<String>) {
+    let rec = fl.recorder.records();
+    let undelivered = rec.writes.len() as u64 - rec.writes_delivered();
+    let error = [fl.sender, 0, 1 - fl.sender].iter().find_map(|&side| {
+        fl.eps[side]
+            .as_ref()
+            .and_then(|e| e.error().map(|err| (e, err)))
+    });
+    let why_dead = |ep: &Endpoint, err: EndpointError| match err {
+        EndpointError::TimedOut if !fl.source_started => format!(
+            "no answer to the SYN after {} retransmissions",
+            ep.config().syn_retries
+        ),
+        EndpointError::TimedOut => {
+            format!("{} retransmission timeouts", ep.config().max_retries)
+        }
+        EndpointError::Reset => "reset".to_string(),
+        EndpointError::ClosedForSending => "closed".to_string(),
+    };
+    let late = fl.established_at.is_some_and(|t| t >= stop);
+    if undelivered == 0 && fl.pending == 0 && fl.source_started && !late {
+        // Every write delivered; a connection that died afterwards (say, its FIN never
+        // acknowledged) lost nothing the application wrote.
+        return (FlowStatus::Completed, None);
+    }
+    if late && rec.writes.is_empty() {
+        let at = fl.established_at.unwrap_or(stop) as f64 / 1e9;
+        return (
+            FlowStatus::NeverEstablished,
+            Some(format!(
+                "the handshake completed only at {at:.3} s, after `duration`: no write was made"
+            )),
+        );
+    }
+    if !fl.source_started {
+        let reason = match error {
+            Some((ep, err)) => why_dead(ep, err),
+            None if drain_bound_hit => "the handshake had not completed at the drain bound".into(),
+            None => "the handshake never completed".into(),
+        };
+        return (FlowStatus::NeverEstablished, Some(reason));
+    }
+    match error {
+        Some((ep, err)) => (FlowStatus::Aborted, Some(why_dead(ep, err))),
+        None if drain_bound_hit => (
+            FlowStatus::DrainBoundHit,
+            Some("the drain bound ended the run with data in flight".into()),
+        ),
+        None => (
+            FlowStatus::Aborted,
+            Some("the simulation stalled with data undelivered".into()),
+        ),
+    }
 }
 
 /// The connection died: the sender or the client (which opens it) is CLOSED.

@@ -225,6 +225,14 @@ impl CongestionControl for Cubic {
         self.reduce(in_flight);
         self.cwnd = self.ssthresh;
     }
+    fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
+        if prior_cwnd > self.cwnd {
+            self.cwnd = prior_cwnd;
+            self.frac = 0.0;
+            self.epoch = None;
+        }
+        self.ssthresh = self.ssthresh.max(prior_ssthresh);
+    }
     fn on_exit_recovery(&mut self, _now: Instant) {
         self.cwnd = self.ssthresh;
         self.frac = 0.0;

@@ -45,6 +45,10 @@ pub trait CongestionControl {
     fn on_exit_recovery(&mut self, _now: Instant) {}
     /// The retransmission timer expired: ssthresh from flight, cwnd to 1 (RFC 5681 §3.1).
     fn on_rto(&mut self, _now: Instant, _in_flight: u32) {}
+    /// A reduction proved spurious (Linux `tcp_undo_cwnd_reduction` with
+    /// `tcp_reno_undo_cwnd`): cwnd = max(cwnd, prior_cwnd), ssthresh = max(ssthresh,
+    /// prior_ssthresh).
+    fn undo(&mut self, _prior_cwnd: u32, _prior_ssthresh: u32) {}
     /// The sender was idle for longer than an RTO (RFC 5681 §4.1 restart window).
     fn on_idle_restart(&mut self, _now: Instant) {}
     /// Still in the initial slow start (no loss response yet): Linux
@@ -123,6 +127,9 @@ impl CongestionControl for Cc {
     }
     fn on_idle_restart(&mut self, now: Instant) {
         dispatch!(self, c => c.on_idle_restart(now))
+    }
+    fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
+        dispatch!(self, c => c.undo(prior_cwnd, prior_ssthresh))
     }
     fn in_initial_slow_start(&self) -> bool {
         dispatch!(self, c => c.in_initial_slow_start())

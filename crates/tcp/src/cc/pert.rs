@@ -187,6 +187,9 @@ impl CongestionControl for Pert {
         self.w.on_enter_recovery(in_flight);
         self.last_reduction = Some(now);
     }
+    fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
+        self.w.undo(prior_cwnd, prior_ssthresh)
+    }
     fn on_exit_recovery(&mut self, _now: Instant) {
         self.w.on_exit_recovery();
     }

@@ -122,6 +122,11 @@ impl RenoWindow {
         self.cwnd_cnt = 0;
     }
 
+    pub fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
+        self.cwnd = self.cwnd.max(prior_cwnd);
+        self.ssthresh = self.ssthresh.max(prior_ssthresh);
+    }
+
     pub fn on_rto(&mut self, in_flight: u32) {
         if !self.in_rto_loss {
             self.ssthresh = Self::halved(in_flight);
@@ -174,6 +179,9 @@ macro_rules! reno_family_cc {
             }
             fn on_exit_recovery(&mut self, _now: $crate::time::Instant) {
                 self.w.on_exit_recovery()
+            }
+            fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
+                self.w.undo(prior_cwnd, prior_ssthresh)
             }
             fn on_rto(&mut self, _now: $crate::time::Instant, in_flight: u32) {
                 self.w.on_rto(in_flight)

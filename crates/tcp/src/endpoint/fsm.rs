@@ -188,10 +188,16 @@ impl Endpoint {
                 if start + seg_len as i64 >= self.last_ack_sent as i64 {
                     self.update_ts_recent(&seg, start);
                 }
+                // RFC 2883: report old data as a D-SACK (Linux tcp_send_dupack)
+                let len = seg.payload.len() as i64;
+                if len > 0 && start >= 0 && start + len <= rcv_nxt as i64 {
+                    let s = start as u64;
+                    self.dsack_note_arrival(s, s + len as u64, rcv_nxt, true);
+                }
                 if self.state == State::TimeWait && f.fin() {
                     // a retransmitted FIN: acknowledge it and restart the 2·MSL timer
                     self.timers
-                        .set(super::timers::TimerKind::TimeWait, now + self.cfg.time_wait);
+                        .arm(super::timers::TimerKind::TimeWait, now, self.cfg.time_wait);
                 }
                 // RFC 9293: with a zero window, valid ACKs are still processed.
                 if wnd == 0 && start == rcv_nxt as i64 && f.ack() && !f.syn() {

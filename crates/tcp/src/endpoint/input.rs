@@ -64,7 +64,23 @@ impl Endpoint {
                 });
             }
         }
+        let undo_before = self.rec.undo;
+        let prior_delivered = self.rack_tlp.delivered;
         if self.neg.sack && !seg.options.sack_blocks.is_empty() {
+            let raw: ArrayVec<(u64, u64), 4> = seg
+                .options
+                .sack_blocks
+                .iter()
+                .map(|&(l, r)| {
+                    (
+                        from_wire(self.iss, l, self.snd.una),
+                        from_wire(self.iss, r, self.snd.una),
+                    )
+                })
+                .filter(|&(l, r)| 0 <= l && l < r)
+                .map(|(l, r)| (l as u64, r as u64))
+                .collect();
+            self.dsack_on_blocks(&raw, a.max(0) as u64);
             let mut blocks: ArrayVec<(u64, u64), 4> = ArrayVec::new();
             let (lo, hi) = (self.snd.una_seq() as i64, self.snd.nxt_seq() as i64);
             for &(l, r) in &seg.options.sack_blocks {
@@ -140,6 +156,13 @@ impl Endpoint {
             newly_lost,
             acked_new,
         );
+        self.rack_tlp.delivered += delivered.max(0) as u64;
+        let ecr = seg
+            .options
+            .timestamps
+            .filter(|_| self.neg.timestamps)
+            .map(|(_, e)| e);
+        self.dsack_after_ack(t, undo_before, ecr, prior_delivered);
         if acked_new && phase_before != Phase::Recovery && t != Transition::EnteredRecovery {
             self.cc
                 .on_ack(now, summary.segments, in_flight_before, ca_sample);
@@ -153,7 +176,7 @@ impl Endpoint {
         }
         match rto::timer_on_ack(acked_new, !self.snd.is_empty()) {
             rto::TimerOnAck::Stop => self.timers.stop(TimerKind::Rto),
-            rto::TimerOnAck::Restart => self.timers.set(TimerKind::Rto, now + self.rto()),
+            rto::TimerOnAck::Restart => self.timers.arm(TimerKind::Rto, now, self.rto()),
             rto::TimerOnAck::Keep => {}
         }
         self.tlp_on_ack(now, acked_new); // TLP: re-arm after an ACK of new data
@@ -189,7 +212,10 @@ impl Endpoint {
             start = 0;
         }
         let limit = self.rcv_adv.max(self.rcv.rcv_nxt);
+        let rcv_nxt_before = self.rcv.rcv_nxt;
         let out = self.rcv.insert(start as u64, payload, limit);
+        let end = (start as u64 + len as u64).min(limit);
+        self.dsack_note_arrival(start as u64, end, rcv_nxt_before, out.duplicate);
         if let Some((a, b)) = out.delivered {
             self.events.push_back(Event::Delivered {
                 at: now,
@@ -210,7 +236,11 @@ impl Endpoint {
             .on_data(now, len, new_bytes, arrival, rto, self.rtt.srtt())
         {
             AckDecision::Now => self.ack_now = true,
-            AckDecision::Delay(t) => self.timers.set_if_idle(TimerKind::DelayedAck, t),
+            AckDecision::Delay(t) => self.timers.arm_if_idle(
+                TimerKind::DelayedAck,
+                now,
+                t.saturating_duration_since(now),
+            ),
         }
     }
 }

@@ -23,6 +23,7 @@
 //! Linux, which accepts the SYN-ACK.
 
 pub mod delayed_ack;
+mod dsack_hooks;
 mod fsm;
 mod input;
 pub mod options;
@@ -33,6 +34,7 @@ pub mod reassembly;
 pub mod select_window;
 pub mod send_queue;
 mod thin_hooks;
+pub mod timer_wheel;
 pub mod timers;
 
 use crate::cc::{Cc, CongestionControl};
@@ -126,6 +128,8 @@ pub struct Endpoint {
     ts_recent: u32,
     /// rcv_nxt (sequence space) in the last ACK we sent (RFC 7323 Last.ACK.sent).
     last_ack_sent: u64,
+    /// A duplicate to report as the first SACK block of the next segment (RFC 2883).
+    dsack_block: Option<(u64, u64)>,
 
     // --- machinery
     rtt: RttEstimator,
@@ -175,6 +179,7 @@ impl Endpoint {
             rcv_adv: 0,
             rcv_wnd: 0,
             ack_now: false,
+            dsack_block: None,
             delack: DelayedAck::new(cfg.delayed_ack, cfg.delayed_ack_timeout, cfg.mss),
             ts_recent: 0,
             last_ack_sent: 0,
@@ -183,8 +188,8 @@ impl Endpoint {
             backoff: 0,
             retries: 0,
             cc: Cc::new(&cfg),
-            rec: Recovery::new(cfg.limited_transmit, cfg.reduction_base, cfg.cwnd_reduction),
-            timers: Timers::default(),
+            rec: Recovery::new(&cfg),
+            timers: Timers::new(cfg.clock_hz.map(timer_wheel::TimerWheel::new)),
             thin: thin_hooks::ThinState::default(),
             rack_tlp: rack_tlp_hooks::RackTlpState::default(),
             events: VecDeque::new(),
@@ -377,6 +382,26 @@ impl Endpoint {
     }
 
     /// Congestion window, segments.
+    /// Check the endpoint's internal invariants (send queue and scoreboard, windows, the
+    /// window in force); `Err` names the first violation. O(queue length): for tests and fuzzing.
+    pub fn check_consistency(&self) -> Result<(), String> {
+        self.snd.check()?;
+        if self.cwnd() == 0 {
+            return Err("cwnd 0".into());
+        }
+        if self.rec.pipe(&self.snd) > self.snd.packets_out() + self.snd.retrans_out() {
+            return Err("pipe exceeds packets out".into());
+        }
+        if self.snd.unacked_len() > self.cfg.send_buffer as u64 {
+            return Err(format!(
+                "{} bytes buffered, buffer {}",
+                self.snd.unacked_len(),
+                self.cfg.send_buffer
+            ));
+        }
+        Ok(())
+    }
+
     pub fn cwnd(&self) -> u32 {
         self.rec.cwnd(&self.cc)
     }
@@ -533,7 +558,7 @@ impl Endpoint {
                 });
                 // RFC 6298 §5.6: restart with the backed-off RTO (the retransmission itself
                 // goes out at the next `poll_transmit`).
-                self.timers.set(TimerKind::Rto, now + self.rto());
+                self.timers.arm(TimerKind::Rto, now, self.rto());
             }
         }
     }
@@ -551,6 +576,6 @@ impl Endpoint {
         }
         self.persist_backoff += 1;
         let d = backed_off(self.rtt.rto(), self.persist_backoff, self.cfg.rto_max);
-        self.timers.set(TimerKind::Persist, now + d);
+        self.timers.arm(TimerKind::Persist, now, d);
     }
 }

@@ -110,7 +110,7 @@ impl Endpoint {
             self.syn_sent_at = Some(now);
         }
         let rto = backed_off(self.rtt.rto(), self.backoff, self.cfg.rto_max);
-        self.timers.set(TimerKind::Rto, now + rto);
+        self.timers.arm(TimerKind::Rto, now, rto);
         Some(self.emit(now, seg, SendKind::Handshake, 0, 0))
     }
 
@@ -120,8 +120,13 @@ impl Endpoint {
             return None;
         }
         self.rec.force_retransmit = false;
+        if self.cfg.retrans_collapse {
+            let wnd_end = self.snd.una + self.snd_wnd;
+            self.snd.collapse(i, self.neg.send_mss as u64, wnd_end);
+        }
         let kind = self.rec.retransmit_kind();
         let s = self.snd.on_retransmit(i, now);
+        self.rec.on_retransmit(now); // undo accounting
         let (end, payload) = self.rdb_on_retransmit(now, i); // RDB seed: bundle on retransmission
         match kind {
             SendKind::Rto => self.stats.retransmissions_rto += 1,
@@ -161,7 +166,7 @@ impl Endpoint {
             // window-limited: with nothing in flight to bring a window update, persist
             if self.snd.is_empty() && !self.timers.is_armed(TimerKind::Persist) {
                 let d = backed_off(self.rtt.rto(), self.persist_backoff, self.cfg.rto_max);
-                self.timers.set(TimerKind::Persist, now + d);
+                self.timers.arm(TimerKind::Persist, now, d);
             }
             return None;
         }
@@ -202,7 +207,7 @@ impl Endpoint {
         self.last_send = Some(now);
         self.rec.on_transmit(); // PRR's prr_out
         if rto::arm_on_send(self.timers.is_armed(TimerKind::Rto)) {
-            self.timers.set(TimerKind::Rto, now + self.rto());
+            self.timers.arm(TimerKind::Rto, now, self.rto());
         }
     }
 
@@ -234,6 +239,12 @@ impl Endpoint {
             max_blocks = 3;
         }
         if self.neg.sack {
+            if let Some((l, r)) = self.take_dsack_block(now) {
+                options
+                    .sack_blocks
+                    .push((to_wire(self.irs, l), to_wire(self.irs, r)));
+                max_blocks -= 1;
+            }
             for (l, r) in self.rcv.sack_blocks(max_blocks) {
                 options
                     .sack_blocks

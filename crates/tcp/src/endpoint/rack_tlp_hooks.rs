@@ -21,6 +21,7 @@ use super::options::ts_clock;
 use super::timers::TimerKind;
 use super::Endpoint;
 use crate::event::SendKind;
+use crate::recovery::dsack::ReoWindow;
 use crate::recovery::dupack::DEFAULT_DUPTHRESH;
 use crate::recovery::rack::{self, RackState, ReoInput};
 use crate::recovery::tlp::{self, Probe};
@@ -44,6 +45,10 @@ pub(super) struct RackTlpState {
     pub probe: Option<Probe>,
     /// A new-data probe is being sent: it ignores cwnd and does not re-arm the probe timer.
     pub probing: bool,
+    /// The D-SACK-adapted reordering window.
+    pub reo: ReoWindow,
+    /// Segments delivered (cumulatively ACKed or SACKed) so far (Linux `tp->delivered`).
+    pub delivered: u64,
 }
 
 impl Endpoint {
@@ -69,6 +74,7 @@ impl Endpoint {
             in_recovery: self.rec.phase != Phase::Open,
             sacked_out: self.snd.sacked_out(),
             dupthresh: DEFAULT_DUPTHRESH,
+            steps: self.rack_tlp.reo.steps,
         })
     }
 
@@ -173,7 +179,14 @@ impl Endpoint {
         let reo = self.rack_reo_wnd();
         let (newly, wait) = rack::detect_loss(&mut self.snd, &self.rack_tlp.rack, now, reo);
         match wait {
-            Some(d) => self.timers.set(TimerKind::Reorder, now + d),
+            Some(d) => {
+                // Linux tcp_rack_reo_timeout arms remaining + TCP_TIMEOUT_MIN (2 jiffies)
+                let slack = self
+                    .timers
+                    .wheel()
+                    .map_or(Duration::ZERO, |w| 2 * w.jiffy());
+                self.timers.arm(TimerKind::Reorder, now, d + slack)
+            }
             None => self.timers.stop(TimerKind::Reorder),
         }
         if newly > 0 && self.rec.phase == Phase::Open {
@@ -228,12 +241,15 @@ impl Endpoint {
             self.timers.stop(TimerKind::Tlp);
             return;
         }
-        let at = tlp::pto(
-            now,
-            self.rtt.srtt(),
-            self.snd.packets_out(),
-            self.timers.get(TimerKind::Rto),
-        );
+        let rto_at = self.timers.get(TimerKind::Rto);
+        let at = match self.timers.wheel() {
+            None => tlp::pto(now, self.rtt.srtt(), self.snd.packets_out(), rto_at),
+            Some(w) => {
+                let d = tlp::pto_jiffies(w, self.rtt.srtt(), self.snd.packets_out());
+                let at = self.timers.fire_at(now, d);
+                rto_at.map_or(at, |r| at.min(r.max(now)))
+            }
+        };
         self.timers.set(TimerKind::Tlp, at);
     }
 
@@ -262,7 +278,7 @@ impl Endpoint {
         }
         let room = (self.snd.una + self.snd_wnd).saturating_sub(self.snd.nxt);
         self.rack_tlp.probe = Some(tlp::choose(self.snd.unsent_len(), room));
-        self.timers.set(TimerKind::Rto, now + self.rto());
+        self.timers.arm(TimerKind::Rto, now, self.rto());
     }
 
     /// The RTO timer expired. If the probe timer expires at the same instant (the probe
@@ -294,6 +310,7 @@ impl Endpoint {
             None => self.send_tlp_retransmission(now)?,
         };
         self.rack_tlp.tlp_high_seq = Some(self.snd.nxt_seq());
+        self.stats.tlp_probes += 1;
         self.timers.stop(TimerKind::Tlp);
         Some(out)
     }

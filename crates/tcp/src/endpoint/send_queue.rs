@@ -289,6 +289,86 @@ impl SendQueue {
             .position(|s| s.lost && !s.retrans && !s.sacked)
     }
 
+    /// The queue's invariants (module docs): entries contiguous and in order over
+    /// `[una, nxt)`, flags consistent (a retransmission in flight only on a lost segment, never
+    /// both SACKed and lost), counters equal to the flags. `Err` names the first violation.
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.una <= self.nxt && self.nxt <= self.written) {
+            return Err(format!(
+                "una {} nxt {} written {}",
+                self.una, self.nxt, self.written
+            ));
+        }
+        let mut at = self.una;
+        let (mut sacked, mut lost, mut retrans) = (0u32, 0u32, 0u32);
+        for (i, s) in self.rtx.iter().enumerate() {
+            if s.start != at && !(s.start == s.end && s.fin) {
+                return Err(format!("entry {i} starts at {} not {at}", s.start));
+            }
+            if s.end < s.start || s.payload.len() as u64 != s.end - s.start {
+                return Err(format!(
+                    "entry {i}: [{}, {}) with {} bytes",
+                    s.start,
+                    s.end,
+                    s.payload.len()
+                ));
+            }
+            if (s.retrans && !s.lost) || (s.sacked && s.lost) {
+                return Err(format!(
+                    "entry {i}: flags sacked {} lost {} retrans {}",
+                    s.sacked, s.lost, s.retrans
+                ));
+            }
+            sacked += s.sacked as u32;
+            lost += s.lost as u32;
+            retrans += s.retrans as u32;
+            at = s.end;
+        }
+        if !self.rtx.is_empty() && at != self.nxt {
+            return Err(format!("entries end at {at}, nxt {}", self.nxt));
+        }
+        if (sacked, lost, retrans) != (self.sacked_out, self.lost_out, self.retrans_out) {
+            return Err(format!(
+                "counters {:?} but flags {:?}",
+                (self.sacked_out, self.lost_out, self.retrans_out),
+                (sacked, lost, retrans)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Linux `tcp_retrans_try_collapse`: before entry `i` is retransmitted, merge the entries
+    /// after it into it while each is not SACKed, the merged payload stays within `max_len`
+    /// bytes and the merged end within `wnd_end` (the peer's window); a FIN ends the run.
+    /// Flags of merged entries leave the counters (they are part of `i` now). Returns how
+    /// many entries were merged.
+    pub fn collapse(&mut self, i: usize, max_len: u64, wnd_end: u64) -> u32 {
+        let mut merged = 0;
+        while let (Some(to), Some(next)) = (self.rtx.get(i), self.rtx.get(i + 1)) {
+            let len = (to.end - to.start) + (next.end - next.start);
+            if to.fin || next.sacked || len > max_len || next.end > wnd_end {
+                break;
+            }
+            let next = self.rtx.remove(i + 1).expect("checked above");
+            if next.lost {
+                self.lost_out -= 1;
+            }
+            if next.retrans {
+                self.retrans_out -= 1;
+            }
+            let to = &mut self.rtx[i];
+            let mut payload = BytesMut::with_capacity(len as usize);
+            payload.extend_from_slice(&to.payload);
+            payload.extend_from_slice(&next.payload);
+            to.payload = payload.freeze();
+            to.end = next.end;
+            to.fin = next.fin;
+            to.ever_retransmitted |= next.ever_retransmitted;
+            merged += 1;
+        }
+        merged
+    }
+
     /// Cumulative ACK up to `ack` (sequence-space offset, `una_seq < ack <= nxt_seq`).
     pub fn ack(&mut self, ack: u64) -> AckedSummary {
         let mut sum = AckedSummary::default();

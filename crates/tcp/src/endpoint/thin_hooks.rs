@@ -113,7 +113,11 @@ impl Endpoint {
             if self.cfg.early_retransmit_delay {
                 let rto_at = self.timers.get(TimerKind::Rto);
                 if let Some(at) = early_retransmit::delayed_until(now, self.rtt.srtt(), rto_at) {
-                    self.timers.set_if_idle(TimerKind::EarlyRetransmit, at);
+                    self.timers.arm_if_idle(
+                        TimerKind::EarlyRetransmit,
+                        now,
+                        at.saturating_duration_since(now),
+                    );
                     return th.standard;
                 }
             }
@@ -144,7 +148,7 @@ impl Endpoint {
         start: u64,
     ) {
         if matches!(kind, SendKind::FastRetransmit | SendKind::Early) && start == self.snd.una {
-            self.timers.set(TimerKind::Rto, now + self.rto());
+            self.timers.arm(TimerKind::Rto, now, self.rto());
         }
     }
 

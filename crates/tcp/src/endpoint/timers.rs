@@ -1,8 +1,12 @@
 //! The endpoint's timer table (DESIGN.md "timers in a table"): one deadline per kind, checked
 //! in the fixed order of [`TimerKind::ORDER`] so that simultaneous expiries are handled
-//! deterministically. `Tlp` and `Reorder` serve RFC 8985 (`rack_tlp_hooks.rs`).
+//! deterministically. `Tlp` and `Reorder` serve RFC 8985 (`rack_tlp_hooks.rs`). Timers are
+//! armed with a timeout from now ([`Timers::arm`]); with a [`TimerWheel`] (`tcp.clock_hz`) the
+//! deadline is where the Linux timer wheel would run the timer, else exactly `now + timeout`.
 
+use super::timer_wheel::TimerWheel;
 use crate::time::Instant;
+use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TimerKind {
@@ -40,9 +44,38 @@ impl TimerKind {
 #[derive(Clone, Debug, Default)]
 pub struct Timers {
     deadline: [Option<Instant>; TimerKind::COUNT],
+    wheel: Option<TimerWheel>,
 }
 
 impl Timers {
+    pub fn new(wheel: Option<TimerWheel>) -> Timers {
+        Timers {
+            deadline: [None; TimerKind::COUNT],
+            wheel,
+        }
+    }
+    /// The timer wheel, if timers run on jiffies.
+    pub fn wheel(&self) -> Option<&TimerWheel> {
+        self.wheel.as_ref()
+    }
+    /// When a timer armed at `now` for `timeout` runs.
+    pub fn fire_at(&self, now: Instant, timeout: Duration) -> Instant {
+        match &self.wheel {
+            Some(w) => w.fire_at(now, timeout),
+            None => now + timeout,
+        }
+    }
+    /// Arm `k` to run `timeout` after `now` (on the wheel's tick, if any).
+    pub fn arm(&mut self, k: TimerKind, now: Instant, timeout: Duration) {
+        let at = self.fire_at(now, timeout);
+        self.set(k, at);
+    }
+    /// [`Self::arm`] unless `k` is already armed.
+    pub fn arm_if_idle(&mut self, k: TimerKind, now: Instant, timeout: Duration) {
+        if !self.is_armed(k) {
+            self.arm(k, now, timeout);
+        }
+    }
     pub fn set(&mut self, k: TimerKind, at: Instant) {
         self.deadline[k as usize] = Some(at);
     }

@@ -16,6 +16,7 @@
 //! Extension points: `dupack::dupthresh` (thin dupACK, Early Retransmit), `Phase` (a TLP probe
 //! state later), `Recovery::on_rto` (linear timeouts decide the backoff in the endpoint).
 
+pub mod dsack;
 pub mod dupack;
 pub mod early_retransmit;
 pub mod er_threshold;
@@ -26,13 +27,15 @@ pub mod rto;
 pub mod sack;
 pub mod thin_dupack;
 pub mod tlp;
+pub mod undo;
 
 use crate::cc::{Cc, CongestionControl};
-use crate::config::{CwndReduction, ReductionBase};
+use crate::config::{CwndReduction, ReductionBase, TcpConfig};
 use crate::endpoint::send_queue::SendQueue;
 use crate::event::SendKind;
 use crate::time::Instant;
 use prr::{Prr, PrrAck};
+use undo::Undo;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Phase {
@@ -93,14 +96,17 @@ pub struct Recovery {
     pub cwnd_reduction: CwndReduction,
     /// PRR's state while a fast-recovery episode runs with `CwndReduction::Prr`.
     prr: Option<Prr>,
+    /// Episodes may be undone (`TcpConfig::dsack`).
+    undo_enabled: bool,
+    /// What an undo of the last fast-recovery episode restores; kept after the episode ends
+    /// (a late D-SACK may still undo it, Linux keeps `undo_marker`) until the next episode,
+    /// an RTO or the undo.
+    pub undo: Option<Undo>,
 }
 
 impl Recovery {
-    pub fn new(
-        limited_transmit: bool,
-        reduction_base: ReductionBase,
-        cwnd_reduction: CwndReduction,
-    ) -> Self {
+    pub fn new(cfg: &TcpConfig) -> Self {
+        let limited_transmit = cfg.limited_transmit;
         Recovery {
             phase: Phase::Open,
             recover: None,
@@ -111,9 +117,29 @@ impl Recovery {
             limited_transmit,
             next_episode_early: false,
             early_first: false,
-            reduction_base,
-            cwnd_reduction,
+            reduction_base: cfg.reduction_base,
+            cwnd_reduction: cfg.cwnd_reduction,
             prr: None,
+            undo_enabled: cfg.dsack,
+            undo: None,
+        }
+    }
+
+    /// A retransmission was sent at `now` (undo accounting of the episode).
+    pub fn on_retransmit(&mut self, now: Instant) {
+        if let (Phase::Recovery, Some(u)) = (self.phase, &mut self.undo) {
+            u.on_retransmit(now);
+        }
+    }
+
+    /// Undo the last fast-recovery episode: restore the window it replaced and, if it is still
+    /// running, return to Open (Linux `tcp_undo_cwnd_reduction` then `tcp_try_to_open`).
+    pub fn undo_recovery(&mut self, cc: &mut Cc) {
+        if let Some(u) = self.undo.take() {
+            if self.phase == Phase::Recovery {
+                self.exit();
+            }
+            cc.undo(u.prior_cwnd, u.prior_ssthresh);
         }
     }
 
@@ -291,8 +317,13 @@ impl Recovery {
         early: bool,
     ) {
         let base = self.reduction_base(cc, self.pipe(q) + self.left(q));
+        // Linux tcp_current_ssthresh: at least ¾ of the window in use
         let prior_cwnd = cc.cwnd();
+        let prior_ssthresh = cc.ssthresh().max((prior_cwnd >> 1) + (prior_cwnd >> 2));
         cc.on_enter_recovery(now, base);
+        self.undo = self
+            .undo_enabled
+            .then(|| Undo::start(prior_cwnd, prior_ssthresh));
         self.prr = (self.cwnd_reduction == CwndReduction::Prr).then(|| Prr::start(prior_cwnd));
         self.phase = Phase::Recovery;
         self.recover = Some(nxt_seq);
@@ -321,6 +352,7 @@ impl Recovery {
         q.mark_all_lost();
         self.phase = Phase::Loss;
         self.prr = None;
+        self.undo = None;
         self.recover = Some(q.nxt_seq());
         self.dupacks = 0;
         self.reno_sacked = 0;

@@ -14,8 +14,8 @@
 //!
 //! `reo_wnd` (Linux `tcp_rack_reo_wnd`): min_RTT/4, at most SRTT; 0 while no reordering has
 //! been seen and either the sender is already in recovery or at least `dupthresh` (3) segments
-//! are SACKed — this is how RACK subsumes the dupthresh rule. D-SACK-driven growth of the
-//! window (`reo_wnd_steps`) is not implemented (D-SACK is ignored).
+//! are SACKed — this is how RACK subsumes the dupthresh rule. With D-SACK on, the window is
+//! `steps × min_RTT/4` (Linux `reo_wnd_steps`, grown by D-SACKs: `recovery::dsack`).
 //!
 //! Updating (Linux `tcp_rack_advance`): a delivered segment that was retransmitted is skipped
 //! when its RTT from the latest transmission is below min_RTT (the delivery may be the
@@ -90,6 +90,8 @@ pub struct ReoInput {
     pub sacked_out: u32,
     /// Linux `tp->reordering` (3).
     pub dupthresh: u32,
+    /// Multiples of min_RTT/4 (D-SACK-driven, [`crate::recovery::dsack::ReoWindow`]).
+    pub steps: u8,
 }
 
 /// Linux `tcp_rack_reo_wnd`: min_RTT/4 bounded by SRTT; 0 when no reordering was seen and the
@@ -98,7 +100,8 @@ pub fn reo_wnd(i: &ReoInput) -> Duration {
     if !i.reord_seen && (i.in_recovery || i.sacked_out >= i.dupthresh) {
         return Duration::ZERO;
     }
-    let quarter = i.min_rtt.or(i.srtt).map_or(Duration::ZERO, |m| m / 4);
+    let quarter =
+        i.min_rtt.or(i.srtt).map_or(Duration::ZERO, |m| m / 4) * u32::from(i.steps.max(1));
     i.srtt.map_or(quarter, |s| quarter.min(s))
 }
 
@@ -189,7 +192,16 @@ mod tests {
             in_recovery: false,
             sacked_out: 1,
             dupthresh: 3,
+            steps: 1,
         };
+        assert_eq!(
+            reo_wnd(&ReoInput {
+                steps: 3,
+                srtt: Some(ms(200)),
+                ..i
+            }),
+            ms(75)
+        );
         assert_eq!(reo_wnd(&i), ms(25));
         assert_eq!(
             reo_wnd(&ReoInput {

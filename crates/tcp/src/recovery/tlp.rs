@@ -54,6 +54,21 @@ pub fn pto_duration(srtt: Option<Duration>, packets_out: u32) -> Duration {
     }
 }
 
+/// The probe timeout on a jiffy clock (Linux `tcp_schedule_loss_probe`): 2·SRTT rounded up
+/// to whole jiffies, plus `TCP_RTO_MIN` with one segment outstanding, else 2 jiffies
+/// (`TCP_TIMEOUT_MIN`).
+pub fn pto_jiffies(
+    w: &crate::endpoint::timer_wheel::TimerWheel,
+    srtt: Option<Duration>,
+    packets_out: u32,
+) -> Duration {
+    match srtt {
+        None => PTO_NO_SAMPLE,
+        Some(s) if packets_out == 1 => w.round_up(2 * s) + WC_DEL_ACK_T,
+        Some(s) => w.round_up(2 * s) + 2 * w.jiffy(),
+    }
+}
+
 /// The probe deadline: `now + pto_duration(..)`, capped by the RTO deadline if one is armed.
 pub fn pto(
     now: Instant,

@@ -214,7 +214,11 @@ fn json_has_every_interface_name() {
         "app_latency_from_send_ms",
         "transport_latency_from_send_ms",
         "ack_latency_from_send_ms",
+        "status",
+        "status_reason",
         "writes",
+        "writes_delivered",
+        "writes_undelivered",
         "bytes_written",
         "bytes_delivered",
         "data_packets_sent",
@@ -238,7 +242,10 @@ fn json_has_every_interface_name() {
     assert_eq!(obj.len(), names.len());
     for n in FlowMetrics::LATENCY_NAMES {
         let keys: Vec<&String> = obj[n].as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["count", "max", "mean", "p50", "p90", "p99", "p999"]);
+        assert_eq!(
+            keys,
+            ["censored", "count", "max", "mean", "p50", "p90", "p99", "p999"]
+        );
         // sorted map
     }
     let by_cause: Vec<&String> = obj["retransmissions_by_cause"]
@@ -271,6 +278,8 @@ fn scalars_match_the_json() {
     let m = flow_metrics(&lossy_records(), Duration::from_secs(2));
     let mut json = Vec::new();
     flatten_json("", &serde_json::to_value(&m).unwrap(), &mut json);
+    // The two text fields are not scalars.
+    json.retain(|(k, _)| k != "status" && k != "status_reason");
     let mut scalars = m.scalars();
     assert_eq!(scalars.len(), json.len());
     scalars.sort_by(|a, b| a.0.cmp(&b.0));
@@ -394,4 +403,42 @@ proptest! {
         }
         prop_assert!(c.len() <= max_points.max(2) + tail.len() + 1);
     }
+}
+
+#[test]
+fn undelivered_writes_are_censored_not_dropped() {
+    let t = |ms: u64| Instant::from_nanos(ms * 1_000_000);
+    let w = |at: u64, start: u64, app: Option<u64>| WriteRecord {
+        write_time: t(at),
+        start,
+        end: start + 10,
+        first_send: Some(t(at)),
+        transport: app.map(t),
+        app: app.map(t),
+        acked: app.map(t),
+    };
+    let mut rec = FlowRecords {
+        writes: vec![w(0, 0, Some(20)), w(100, 10, Some(130)), w(200, 20, None)],
+        ..FlowRecords::default()
+    };
+    // Without an end of observation the undelivered write is left out.
+    let m = flow_metrics(&rec, Duration::from_secs(1));
+    assert_eq!((m.app_latency_ms.count, m.app_latency_ms.censored), (2, 0));
+    assert_eq!(m.app_latency_ms.max, Some(30.0));
+    assert_eq!((m.writes_delivered, m.writes_undelivered), (2, 1));
+    assert_eq!(m.status, crate::FlowStatus::CaptureEnded);
+    // Observed until 1 s: the third write waited at least 800 ms and is the tail.
+    rec.observed_until = Some(t(1000));
+    let m = flow_metrics(&rec, Duration::from_secs(1));
+    assert_eq!((m.app_latency_ms.count, m.app_latency_ms.censored), (2, 1));
+    assert_eq!(m.app_latency_ms.max, Some(800.0));
+    assert_eq!(m.app_latency_ms.p99, Some(800.0));
+    assert_eq!(m.app_latency_ms.p50, Some(30.0));
+    assert_eq!(m.ack_latency_from_send_ms.censored, 1);
+    // Everything delivered: completed, nothing censored.
+    rec.writes[2].app = Some(t(260));
+    let m = flow_metrics(&rec, Duration::from_secs(1));
+    assert_eq!(m.status, crate::FlowStatus::Completed);
+    assert_eq!(m.app_latency_ms.censored, 0);
+    assert_eq!(m.writes_undelivered, 0);
 }
