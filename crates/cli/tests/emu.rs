@@ -84,6 +84,13 @@ fn keys_emu_cannot_honour_exit_2_naming_the_key() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("flow.0.tcp.stack"), "{}", stderr(&o));
+    let s = write(
+        d.path(),
+        &SCENARIO.replace("stack = \"kernel\"", "stack = \"lwip\""),
+    );
+    let o = thinlab(&["run", &s, "--quiet"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("flow.0.tcp.stack"), "{}", stderr(&o));
 }
 
 #[test]

@@ -22,6 +22,7 @@ use crate::stats::Lateness;
 use crate::support::{self, SocketSettings};
 use crate::sys::{is_root, Clock};
 use crate::tcp_info::NetCounters;
+use crate::thinlab_app::GATEWAY_ADDR;
 use crate::tun::Tun;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -53,6 +54,8 @@ pub struct Options {
     pub spin_us: u64,
     /// Ask for SCHED_FIFO for the emulator thread.
     pub sched_fifo: bool,
+    /// `true` at the index of a flow whose sender is thinlab's TCP (`tcp.stack = "thinlab"`).
+    pub thinlab_flows: Vec<bool>,
 }
 
 impl Default for Options {
@@ -62,6 +65,7 @@ impl Default for Options {
             capture_all: false,
             spin_us: 50,
             sched_fifo: true,
+            thinlab_flows: Vec::new(),
         }
     }
 }
@@ -201,7 +205,9 @@ pub fn run(
     progress: &mut dyn FnMut(Duration),
 ) -> Result<RunOutcome, EmuError> {
     preflight()?;
-    let (socks, ns_settings) = support::resolve(s)?;
+    let (socks, ns_settings) = support::resolve(s, &opts.thinlab_flows)?;
+    let thinlab = |i: usize| opts.thinlab_flows.get(i) == Some(&true);
+    let any_thinlab = (0..s.flows.len()).any(thinlab);
     let hosts = [
         Netns::create().map_err(EmuError::NoNetns)?,
         Netns::create().map_err(EmuError::NoNetns)?,
@@ -209,9 +215,25 @@ pub fn run(
     let tuns = [
         Tun::create(&hosts[0], "tl-c", CLIENT_ADDR, 24)
             .map_err(EmuError::setup("TUN device tl-c"))?,
-        Tun::create(&hosts[1], "tl-s", SERVER_ADDR, 24)
-            .map_err(EmuError::setup("TUN device tl-s"))?,
+        // A /16 on the server reaches the thinlab host (10.200.1.2) behind the client too.
+        Tun::create(
+            &hosts[1],
+            "tl-s",
+            SERVER_ADDR,
+            if any_thinlab { 16 } else { 24 },
+        )
+        .map_err(EmuError::setup("TUN device tl-s"))?,
     ];
+    let tun_t = if any_thinlab {
+        let t = Tun::create(&hosts[0], "tl-t", GATEWAY_ADDR, 24)
+            .map_err(EmuError::setup("TUN device tl-t"))?;
+        hosts[0]
+            .run(|| write_sysctl("net/ipv4/ip_forward", "1"))
+            .map_err(EmuError::setup("forwarding in the client namespace"))?;
+        Some(t)
+    } else {
+        None
+    };
     let wanted = ns_settings.sysctls();
     let mut sysctls = BTreeMap::new();
     for h in &hosts {
@@ -279,8 +301,12 @@ pub fn run(
             .map(|(i, (sd, l))| {
                 let [c, sv] = sd;
                 let (ctx, hosts, socks) = (&ctx, &hosts, &socks);
+                let thinlab_tun = tun_t.as_ref().filter(|_| thinlab(i));
                 [
-                    sc.spawn(move || client(ctx, i, &hosts[0], &socks[i], c)),
+                    sc.spawn(move || match thinlab_tun {
+                        Some(t) => thinlab_client(ctx, i, t, c),
+                        None => client(ctx, i, &hosts[0], &socks[i], c),
+                    }),
                     sc.spawn(move || server(ctx, i, &hosts[1], l, sv)),
                 ]
             })
@@ -341,7 +367,17 @@ pub fn run(
             reads: rcv.spans,
             finite: f.app.is_finite(),
         };
-        let rec = records::build(&logs, &report.events[i], sender_side(f) as u8);
+        let mut rec = records::build(&logs, &report.events[i], sender_side(f) as u8);
+        if let Some(t) = &snd.report.thinlab {
+            // The endpoint knows why it retransmitted: exact counts instead of the wire's guess.
+            let p = &mut rec.packets;
+            p.retrans_rto = t.retransmissions_rto;
+            p.retrans_fast = t.retransmissions_fast;
+            p.retrans_early = t.retransmissions_early;
+            p.retrans_tlp = t.retransmissions_tlp;
+            p.rto_events = t.rto_events;
+            p.spurious_retransmissions = t.spurious_retransmissions;
+        }
         let start = f.start.as_nanos() as u64;
         let active = if f.app.is_finite() {
             rec.last_delivery
@@ -482,6 +518,51 @@ fn client(
         "connecting",
     ))?;
     play(ctx, i, 0, &mut st, out)
+}
+
+/// The client side of a `tcp.stack = "thinlab"` flow: thinlab's endpoint over `tl-t`.
+fn thinlab_client(ctx: &Ctx, i: usize, tun: &Tun, out: &mut Side) -> Result<(), EmuError> {
+    let f = &ctx.s.flows[i];
+    let start = f.start.as_nanos() as u64;
+    while ctx.clock.now() + 20_000_000 < start {
+        if ctx.abort.load(Ordering::Relaxed) {
+            return Err(EmuError::Interrupted);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    ctx.clock.sleep_until(start);
+    // As the simulator: the listener's ISN is drawn first, the cc seed from stream 1.
+    let mut isn_rng = stream(ctx.seed, Component::Isn(i as u32));
+    let mut cc_rng = isn_rng.clone();
+    cc_rng.set_stream(1);
+    let mut config = f.tcp.clone();
+    config.cc_seed = rand::Rng::gen(&mut cc_rng);
+    let _listener_isn: u32 = rand::Rng::gen(&mut isn_rng);
+    let sender = crate::thinlab_app::Sender {
+        tun,
+        config,
+        local_port: 32768 + i as u16,
+        remote: (SERVER_ADDR, crate::packet::BASE_PORT + i as u16),
+        isn: rand::Rng::gen(&mut isn_rng),
+        clock: ctx.clock,
+        drain_deadline: ctx.drain_deadline,
+        abort: ctx.abort,
+    };
+    let stop = ctx.s.duration.as_nanos() as u64;
+    let source = Source::new(
+        f.app.clone(),
+        stream(ctx.seed, Component::App(i as u32)),
+        stop,
+    );
+    let (connect, report) =
+        sender
+            .run(source, &mut out.spans)
+            .map_err(app_err(ctx, i, "thinlab sender"))?;
+    out.connect = Some(connect);
+    out.report.cc_requested = report.cc.clone();
+    out.report.cc_used = Some(format!("thinlab:{}", report.cc));
+    out.report.thinlab = Some(report);
+    Ok(())
 }
 
 fn server(

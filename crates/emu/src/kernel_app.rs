@@ -36,6 +36,9 @@ pub struct SocketReport {
     pub mss: Option<i32>,
     /// `TCP_INFO` when the flow ended.
     pub tcp_info: Option<TcpInfo>,
+    /// `tcp.stack = "thinlab"`: the endpoint's own figures (then no kernel socket sent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinlab: Option<crate::thinlab_app::ThinlabReport>,
 }
 
 fn aborted(abort: &AtomicBool) -> io::Result<()> {

@@ -14,7 +14,8 @@
 //! - [`kernel_app`]: the applications on kernel sockets (the simulator's traffic sources);
 //! - [`records`]: the logs merged into the same delivery records as the simulator's;
 //! - [`support`]: which scenario keys map onto kernel settings; [`tcp_info`]: what the kernel
-//!   reports; [`capture`]: pcap files at both ends; [`driver`]: one run, setup to teardown.
+//!   reports; [`capture`]: pcap files at both ends; [`driver`]: one run, setup to teardown;
+//! - [`thinlab_app`]: `tcp.stack = "thinlab"`, thinlab's endpoint over its own TUN device.
 
 pub mod capture;
 pub mod driver;
@@ -29,6 +30,7 @@ pub mod stats;
 pub mod support;
 pub mod sys;
 pub mod tcp_info;
+pub mod thinlab_app;
 pub mod tun;
 
 pub use driver::{drain_bound, preflight, run, FlowOutcome, Options, RunOutcome, RunReport};

@@ -187,3 +187,57 @@ fn emulator_is_punctual_at_1000_packets_per_second() {
         lat.len()
     );
 }
+
+fn emulate_thinlab(toml: &str, seed: u64) -> RunOutcome {
+    let s = Scenario::from_toml_str(toml).expect("scenario");
+    let abort = AtomicBool::new(false);
+    let opts = Options {
+        thinlab_flows: vec![true],
+        ..Options::default()
+    };
+    run(&s, seed, &opts, &abort, &mut |_| {}).expect("emulated run")
+}
+
+#[test]
+fn thinlab_stack_over_tun_against_a_kernel_receiver() {
+    if !can_run("thinlab_stack_over_tun_against_a_kernel_receiver") {
+        return;
+    }
+    // thinlab's endpoint sends, the kernel receives. Forward packet 4 (a data segment) is
+    // lost; the `linux-2.6.22` profile has no TLP, and 600 ms gaps give no dupACKs: the
+    // endpoint's RTO (≥ 200 ms + SRTT) recovers it.
+    let r = emulate_thinlab(
+        r#"
+        name = "thinlab"
+        duration = "1.5s"
+        [network]
+        rtt = "40ms"
+        bandwidth = "100Mbit"
+        [network.forward.loss]
+        model = "positions"
+        positions = [4]
+        [[flow]]
+        app = { kind = "fixed", payload_bytes = 100, interval = "600ms" }
+    "#,
+        2,
+    );
+    let lat = app_latencies(&r);
+    assert_eq!(lat.len(), 3, "{lat:?}");
+    let f = &r.report.flows[0];
+    let t = f.sender.thinlab.as_ref().expect("thinlab's report");
+    assert_eq!(t.retransmissions_rto, 1, "{t:?}");
+    assert_eq!(r.flows[0].records.packets.retrans_rto, 1);
+    assert!(
+        f.receiver.tcp_info.is_some(),
+        "the receiver is a kernel socket"
+    );
+    // One write waits for the RTO; the others take the one-way delay (+ the client
+    // namespace's forwarding, well under 2 ms).
+    let late: Vec<f64> = lat.iter().copied().filter(|&l| l > 22.0).collect();
+    assert_eq!(late.len(), 1, "{lat:?}");
+    assert!(
+        late[0] >= 220.0 && late[0] <= 20.0 + t.rto_ms.max(200.0) + 60.0,
+        "{lat:?} {t:?}"
+    );
+    assert!(lat.iter().all(|&l| l >= 20.0), "{lat:?}");
+}
