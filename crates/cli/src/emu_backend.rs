@@ -224,7 +224,7 @@ pub fn run(args: &RunArgs, mut doc: toml::Value, sets: &[(String, toml::Value)])
     if !args.quiet {
         let plural = if runs.len() == 1 { "" } else { "s" };
         println!(
-            "{} emulated run{plural} (real time, kernel TCP); results in {}",
+            "{} emulated run{plural} (real time); results in {}",
             runs.len(),
             out.display()
         );
