@@ -241,3 +241,34 @@ fn thinlab_stack_over_tun_against_a_kernel_receiver() {
     );
     assert!(lat.iter().all(|&l| l >= 20.0), "{lat:?}");
 }
+
+#[test]
+fn bulk_transfer_runs_at_the_bottleneck_rate() {
+    if !can_run("bulk_transfer_runs_at_the_bottleneck_rate") {
+        return;
+    }
+    // 400 kB through a 10 Mbit/s bottleneck (queue of 50 packets): ≥ 0.32 s of serialisation,
+    // so goodput cannot beat the rate, and a kernel sender should get most of it.
+    let r = emulate(
+        r#"
+        name = "bulk"
+        duration = "1s"
+        [network]
+        rtt = "10ms"
+        bandwidth = "10Mbit"
+        queue_packets = 50
+        [[flow]]
+        app = { kind = "bulk", bytes = 400000 }
+        tcp = { profile = "linux" }
+    "#,
+        1,
+    );
+    let f = &r.flows[0];
+    assert!(f.completed);
+    assert_eq!(f.records.bytes_delivered, 400_000);
+    let m = thinlab_trace::flow_metrics(&f.records, f.duration);
+    let goodput = m.goodput_bps.expect("goodput");
+    assert!(goodput <= 10e6 && goodput >= 5e6, "goodput {goodput} bit/s");
+    let links = &r.report.drops;
+    println!("bulk: goodput {goodput:.0} bit/s, drops {links:?}");
+}
