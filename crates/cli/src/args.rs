@@ -20,6 +20,31 @@ pub enum Command {
     /// Reproduce a study of the seed documents and write a report beside the papers' numbers:
     /// evensen-lab, evensen-apps, hurtig, yin, or all.
     Reproduce(ReproduceArgs),
+    /// Run a scenario in the simulator and over the emulator with the running kernel's TCP
+    /// (root), and compare them statistic by statistic (the `linux` profile's fidelity).
+    Fidelity(FidelityArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FidelityArgs {
+    /// The scenario file (TOML); its flows should use `tcp.profile = "linux"`.
+    pub scenario: PathBuf,
+    /// Repetitions per configuration on each side [default: the scenario's].
+    #[arg(long, value_name = "N")]
+    pub repetitions: Option<u32>,
+    /// Override a scenario key on both sides (as for `run`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Output directory [default: results/fidelity-<scenario file name>/]; the two sides go to
+    /// `DIR/sim` and `DIR/kernel`, the comparison to `DIR/fidelity.md` and `fidelity.json`.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Write into folders that hold other results.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress bars and no table.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,7 @@ mod args;
 mod emu_backend;
 mod error;
 mod estimate;
+mod fidelity;
 mod health;
 mod memguard;
 mod output;
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
         args::Command::Run(a) => run::run(a),
         args::Command::Analyze(a) => analyze::analyze(a),
         args::Command::Reproduce(a) => reproduce::reproduce(a),
+        args::Command::Fidelity(a) => fidelity::fidelity(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -19,10 +19,17 @@ pub enum SendKind {
     Rto,
     /// Fast retransmit (duplicate ACKs, SACK loss detection, NewReno partial ACK).
     FastRetransmit,
-    /// Early Retransmit (RFC 5827) or the F-RTO threshold of seed 002.
+    /// Retransmission of a segment RACK marked lost (RFC 8985 §6; the fast retransmissions
+    /// of a connection with RACK active).
+    RackRetransmit,
+    /// Early Retransmit (RFC 5827).
     Early,
-    /// Tail Loss Probe (RFC 8985).
+    /// The F-RTO threshold of Yin et al. (`er-threshold`).
+    EarlyThreshold,
+    /// Tail Loss Probe retransmitting the highest segment (RFC 8985 §7.3).
     Tlp,
+    /// Tail Loss Probe carrying new data (not a retransmission).
+    TlpNewData,
     /// Zero-window probe.
     WindowProbe,
     /// SYN or SYN-ACK (first transmission or retransmission).
@@ -38,8 +45,18 @@ impl SendKind {
     pub fn is_retransmission(self) -> bool {
         matches!(
             self,
-            SendKind::Rto | SendKind::FastRetransmit | SendKind::Early | SendKind::Tlp
+            SendKind::Rto
+                | SendKind::FastRetransmit
+                | SendKind::RackRetransmit
+                | SendKind::Early
+                | SendKind::EarlyThreshold
+                | SendKind::Tlp
         )
+    }
+
+    /// Whether a segment of this kind is a tail loss probe (either kind).
+    pub fn is_probe(self) -> bool {
+        matches!(self, SendKind::Tlp | SendKind::TlpNewData)
     }
 }
 

@@ -12,6 +12,10 @@ pub struct Stats {
     pub retransmissions_fast: u64,
     pub retransmissions_early: u64,
     pub retransmissions_tlp: u64,
+    /// Fast retransmissions of segments RACK marked lost (not in `retransmissions_fast`).
+    pub retransmissions_rack: u64,
+    /// Early retransmissions by the F-RTO threshold (not in `retransmissions_early`).
+    pub retransmissions_early_threshold: u64,
     pub rto_events: u64,
     /// Retransmissions found unnecessary (timestamps / DSACK evidence).
     pub spurious_retransmissions: u64,

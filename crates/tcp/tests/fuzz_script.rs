@@ -32,14 +32,14 @@ fn scripts_exercise_recovery() {
             .collect();
         let s = thinlab_tcp::fuzzing::run_script(&data);
         total.retransmissions_rto += s.retransmissions_rto;
-        total.retransmissions_fast += s.retransmissions_fast;
+        total.retransmissions_rack += s.retransmissions_rack;
         total.tlp_probes += s.tlp_probes;
         total.dsack_dups += s.dsack_dups;
         total.dropped_out_of_window += s.dropped_out_of_window;
         total.dropped_bad_ack += s.dropped_bad_ack;
     }
     eprintln!("{total:?}");
-    assert!(total.retransmissions_rto > 0 && total.retransmissions_fast > 0);
+    assert!(total.retransmissions_rto > 0 && total.retransmissions_rack > 0);
     assert!(total.tlp_probes > 0 && total.dsack_dups > 0);
     assert!(total.dropped_out_of_window > 0 && total.dropped_bad_ack > 0);
 }

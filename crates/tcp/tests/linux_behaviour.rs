@@ -44,7 +44,7 @@ fn thin_loss_with(c: TcpConfig) -> (Endpoint, Peer) {
     let out = drain(&mut ep, ms(1240));
     assert_eq!(out.len(), 1, "the fast retransmission");
     assert_data(&p, &out[0], 0, 100);
-    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::FastRetransmit]);
+    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::RackRetransmit]);
     assert_eq!(ep.ssthresh(), 7, "CUBIC: 0.7 × cwnd 10");
     (ep, p)
 }

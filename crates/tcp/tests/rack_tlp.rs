@@ -129,8 +129,13 @@ fn tlp_sends_new_data_when_it_can_even_beyond_cwnd() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].0, ms(1202));
     assert_data(&p, &out[0].1, 10_000, 11_000);
-    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::New]);
+    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::TlpNewData]);
     assert_eq!(ep.stats().retransmissions_tlp, 0);
+    assert_eq!(
+        ep.stats().tlp_probes,
+        1,
+        "a probe of new data counts as a probe"
+    );
 }
 
 #[test]
@@ -247,9 +252,10 @@ fn rack_marks_lost_when_the_reorder_window_has_passed() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].0, ms(1125));
     assert_data(&p, &out[0].1, 0, 1000);
-    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::FastRetransmit]);
+    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::RackRetransmit]);
     assert_eq!(ep.recovery_phase(), Phase::Recovery);
-    assert_eq!(ep.stats().retransmissions_fast, 1);
+    assert_eq!(ep.stats().retransmissions_rack, 1);
+    assert_eq!(ep.stats().retransmissions_fast, 0);
 }
 
 #[test]
@@ -263,7 +269,7 @@ fn rack_marks_at_once_when_the_sack_arrives_after_the_deadline() {
     let out = drain(&mut ep, ms(1200));
     assert_eq!(out.len(), 1);
     assert_data(&p, &out[0], 0, 1000);
-    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::FastRetransmit]);
+    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::RackRetransmit]);
     assert_eq!(ep.timer(TimerKind::Reorder), None);
 }
 

@@ -409,8 +409,8 @@ fn er_threshold_fires_on_a_dupack_after_frto() {
     let out = drain(&mut ep, t2);
     assert_eq!(out.len(), 1);
     assert_data(&p, &out[0], una, una + 1000);
-    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::Early]);
-    assert_eq!(ep.stats().retransmissions_early, 1);
+    assert_eq!(sent_kinds(&events(&mut ep)), vec![SendKind::EarlyThreshold]);
+    assert_eq!(ep.stats().retransmissions_early_threshold, 1);
     assert_eq!(ep.stats().retransmissions_fast, 0);
 }
 

@@ -173,9 +173,18 @@ pub fn censored_samples_ms(rec: &FlowRecords, milestone: Milestone, origin: Orig
 /// Retransmitted segments by the mechanism that sent them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct RetransmissionsByCause {
+    /// Retransmission timeouts.
     pub rto: u64,
+    /// Fast retransmit by duplicate ACKs / SACK count / NewReno partial ACK (thin dupACK
+    /// included).
     pub fast: u64,
+    /// Fast retransmissions of segments RACK marked lost.
+    pub rack: u64,
+    /// Early Retransmit (RFC 5827).
     pub early: u64,
+    /// The F-RTO threshold of Yin et al. (`er-threshold`).
+    pub er_threshold: u64,
+    /// Tail loss probes that retransmitted (probes of new data are in `tlp_probes`).
     pub tlp: u64,
 }
 
@@ -211,6 +220,8 @@ pub struct FlowMetrics {
     /// Segments sent by a retransmission mechanism (sum of `retransmissions_by_cause`).
     pub retransmissions: u64,
     pub retransmissions_by_cause: RetransmissionsByCause,
+    /// Tail loss probes sent, of new data and retransmissions (Linux `TCPLossProbes`).
+    pub tlp_probes: u64,
     pub rto_events: u64,
     pub spurious_retransmissions: u64,
     /// Total time spent waiting for an RTO to expire with nothing sent, ms.
@@ -283,6 +294,9 @@ impl FlowMetrics {
             ("retransmissions_by_cause.fast", n(c.fast)),
             ("retransmissions_by_cause.early", n(c.early)),
             ("retransmissions_by_cause.tlp", n(c.tlp)),
+            ("retransmissions_by_cause.rack", n(c.rack)),
+            ("retransmissions_by_cause.er_threshold", n(c.er_threshold)),
+            ("tlp_probes", n(self.tlp_probes)),
             ("rto_events", n(self.rto_events)),
             ("spurious_retransmissions", n(self.spurious_retransmissions)),
             ("frozen_time_ms", Some(self.frozen_time_ms)),
@@ -352,7 +366,10 @@ pub fn flow_metrics(rec: &FlowRecords, duration: Duration) -> FlowMetrics {
             fast: p.retrans_fast,
             early: p.retrans_early,
             tlp: p.retrans_tlp,
+            rack: p.retrans_rack,
+            er_threshold: p.retrans_er_threshold,
         },
+        tlp_probes: p.tlp_probes,
         rto_events: p.rto_events,
         spurious_retransmissions: p.spurious_retransmissions,
         frozen_time_ms: p.frozen_time_ns as f64 / 1e6,

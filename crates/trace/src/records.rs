@@ -41,6 +41,12 @@ pub struct PacketCounters {
     pub retrans_fast: u64,
     pub retrans_early: u64,
     pub retrans_tlp: u64,
+    /// Fast retransmissions of segments RACK marked lost.
+    pub retrans_rack: u64,
+    /// Early retransmissions by the F-RTO threshold (`er-threshold`).
+    pub retrans_er_threshold: u64,
+    /// Tail loss probes of either kind (new data or a retransmission).
+    pub tlp_probes: u64,
     pub rto_events: u64,
     pub spurious_retransmissions: u64,
     /// Total time between the last transmission and an RTO expiry, summed over expiries, ns.
@@ -49,7 +55,12 @@ pub struct PacketCounters {
 
 impl PacketCounters {
     pub fn retransmissions(&self) -> u64 {
-        self.retrans_rto + self.retrans_fast + self.retrans_early + self.retrans_tlp
+        self.retrans_rto
+            + self.retrans_fast
+            + self.retrans_rack
+            + self.retrans_early
+            + self.retrans_er_threshold
+            + self.retrans_tlp
     }
 }
 
@@ -235,7 +246,12 @@ impl FlowRecorder {
             SendKind::FastRetransmit => p.retrans_fast += 1,
             SendKind::Early => p.retrans_early += 1,
             SendKind::Tlp => p.retrans_tlp += 1,
+            SendKind::RackRetransmit => p.retrans_rack += 1,
+            SendKind::EarlyThreshold => p.retrans_er_threshold += 1,
             _ => {}
+        }
+        if kind.is_probe() {
+            p.tlp_probes += 1;
         }
         self.highest_sent = self.highest_sent.max(end);
         let writes = &mut self.rec.writes;

@@ -64,7 +64,9 @@ impl Endpoint {
         let retransmitted = self.stats.retransmissions_rto
             + self.stats.retransmissions_fast
             + self.stats.retransmissions_early
-            + self.stats.retransmissions_tlp;
+            + self.stats.retransmissions_tlp
+            + self.stats.retransmissions_rack
+            + self.stats.retransmissions_early_threshold;
         if self.stats.dsack_dups > retransmitted {
             return true; // not our retransmissions (RDB bundles, network duplicates)
         }

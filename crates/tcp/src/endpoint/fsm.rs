@@ -87,6 +87,7 @@ impl Endpoint {
         self.irs = seg.seq;
         self.neg = negotiate(&self.cfg, &seg.options);
         self.rec.sack = self.neg.sack;
+        self.rec.rack = self.cfg.mechanisms.rack && self.neg.sack;
         if let Some((tsval, _)) = seg.options.timestamps {
             self.ts_recent = tsval;
         }

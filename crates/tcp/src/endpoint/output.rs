@@ -131,6 +131,8 @@ impl Endpoint {
         match kind {
             SendKind::Rto => self.stats.retransmissions_rto += 1,
             SendKind::Early => self.stats.retransmissions_early += 1,
+            SendKind::EarlyThreshold => self.stats.retransmissions_early_threshold += 1,
+            SendKind::RackRetransmit => self.stats.retransmissions_rack += 1,
             _ => self.stats.retransmissions_fast += 1,
         }
         let mut flags = Flags::ACK | Flags::PSH;
@@ -186,6 +188,10 @@ impl Endpoint {
         let i = self.snd.push_new(now, len as usize, fin);
         // RDB: the new segment may carry earlier unacknowledged bytes (rdb_hooks.rs)
         let (start, end, payload, kind) = self.rdb_on_send_new(now, i);
+        let kind = match kind {
+            SendKind::New if self.rack_tlp.probing => SendKind::TlpNewData,
+            k => k,
+        };
         let mut flags = Flags::ACK;
         if len > 0 {
             flags = flags | Flags::PSH;

@@ -13,7 +13,7 @@
 //! `tlp_on_ack` re-arms the probe after an ACK of new data.
 //!
 //! Attribution: retransmissions of segments RACK marked lost go through the existing recovery
-//! machinery and are `SendKind::FastRetransmit` (counted in `retransmissions_fast`); a probe
+//! machinery and are `SendKind::RackRetransmit` (counted in `retransmissions_rack`); a probe
 //! that retransmits is `SendKind::Tlp` (`retransmissions_tlp`); a probe carrying new data is
 //! an ordinary new segment.
 
@@ -197,7 +197,7 @@ impl Endpoint {
                 now,
                 nxt,
                 DUPTHRESH_DEFERRED,
-                false,
+                None,
             );
             self.timers.stop(TimerKind::Tlp);
         }

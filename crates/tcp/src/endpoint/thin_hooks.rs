@@ -90,7 +90,7 @@ impl Endpoint {
             thin: self.is_thin(),
             mechanisms: m,
         });
-        self.rec.next_episode_early = false;
+        self.rec.next_episode_early = None;
         if self.rec.phase != Phase::Open || self.snd.is_empty() {
             // thin dupACK / ER decide when an episode starts; inside one, RFC 6675's 3
             return dupack::DEFAULT_DUPTHRESH;
@@ -121,13 +121,13 @@ impl Endpoint {
                     return th.standard;
                 }
             }
-            self.rec.next_episode_early = true;
+            self.rec.next_episode_early = Some(SendKind::Early);
             return er;
         }
         if m.er_threshold && dup {
             let oldest = self.snd.front().map(|s| s.last_sent);
             if oldest.is_some_and(|t| er_threshold::fires(now, t, self.thin.frto.threshold())) {
-                self.rec.next_episode_early = true;
+                self.rec.next_episode_early = Some(SendKind::EarlyThreshold);
                 return dupacks.max(1);
             }
         }
@@ -147,7 +147,14 @@ impl Endpoint {
         kind: SendKind,
         start: u64,
     ) {
-        if matches!(kind, SendKind::FastRetransmit | SendKind::Early) && start == self.snd.una {
+        let fast_or_early = matches!(
+            kind,
+            SendKind::FastRetransmit
+                | SendKind::RackRetransmit
+                | SendKind::Early
+                | SendKind::EarlyThreshold
+        );
+        if fast_or_early && start == self.snd.una {
             self.timers.arm(TimerKind::Rto, now, self.rto());
         }
     }
@@ -162,8 +169,14 @@ impl Endpoint {
             return;
         };
         let nxt = self.snd.nxt_seq();
-        self.rec
-            .enter_recovery(&mut self.snd, &mut self.cc, now, nxt, er, true);
+        self.rec.enter_recovery(
+            &mut self.snd,
+            &mut self.cc,
+            now,
+            nxt,
+            er,
+            Some(SendKind::Early),
+        );
     }
 
     /// Backoff after an RTO expiry (exponential, or linear timeouts). Called after `retries`

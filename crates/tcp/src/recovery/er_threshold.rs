@@ -6,7 +6,7 @@
 //! SRTT' ← 15/16·SRTT' + 1/16·R, SVAR ← 3/4·SVAR + 1/4·|R − SRTT'|, RTT'min = the minimum RTT
 //! observed. On each duplicate ACK, if the time elapsed since the oldest unacknowledged
 //! segment was (last) sent exceeds F-RTO, loss recovery (fast retransmit) starts at once
-//! instead of waiting for dupthresh duplicate ACKs; the retransmission is `SendKind::Early`.
+//! instead of waiting for dupthresh duplicate ACKs; the retransmission is `SendKind::EarlyThreshold`.
 //!
 //! INTERPRETATION (the paper is terse; recorded here as mechanisms.md asks):
 //! * "the round trip time of that DUPACK" is read as now − send time of the oldest

@@ -11,7 +11,9 @@
 //!
 //! Thin-stream additions: [`thin_dupack`] and [`early_retransmit`] lower `dupack::dupthresh`;
 //! [`er_threshold`] (seed 002's F-RTO threshold) starts an episode early; the endpoint marks
-//! such episodes with `next_episode_early` so that their retransmission is `SendKind::Early`.
+//! such episodes with `next_episode_early` so that their retransmission is `SendKind::Early`
+//! (`EarlyThreshold` for the F-RTO threshold); with RACK active, fast retransmissions are
+//! `SendKind::RackRetransmit`.
 //!
 //! Extension points: `dupack::dupthresh` (thin dupACK, Early Retransmit), `Phase` (a TLP probe
 //! state later), `Recovery::on_rto` (linear timeouts decide the backoff in the endpoint).
@@ -86,10 +88,13 @@ pub struct Recovery {
     pub sack: bool,
     pub limited_transmit: bool,
     /// Set by the endpoint before each ACK: an episode entered on this ACK was started by
-    /// Early Retransmit or the F-RTO threshold, not by dupthresh/thin dupACK.
-    pub next_episode_early: bool,
-    /// The first retransmission of the current episode is `SendKind::Early`.
-    early_first: bool,
+    /// Early Retransmit (`SendKind::Early`) or the F-RTO threshold (`EarlyThreshold`), not by
+    /// dupthresh/thin dupACK.
+    pub next_episode_early: Option<SendKind>,
+    /// The kind of the current episode's first retransmission, if it is an early one.
+    early_first: Option<SendKind>,
+    /// RACK decides losses on this connection (its fast retransmissions are RACK's).
+    pub rack: bool,
     /// What a congestion event's multiplicative decrease applies to.
     pub reduction_base: ReductionBase,
     /// How the window comes down during fast recovery.
@@ -115,8 +120,9 @@ impl Recovery {
             force_retransmit: false,
             sack: false,
             limited_transmit,
-            next_episode_early: false,
-            early_first: false,
+            next_episode_early: None,
+            early_first: None,
+            rack: false,
             reduction_base: cfg.reduction_base,
             cwnd_reduction: cfg.cwnd_reduction,
             prr: None,
@@ -226,8 +232,11 @@ impl Recovery {
     pub fn retransmit_kind(&mut self) -> SendKind {
         match self.phase {
             Phase::Loss => SendKind::Rto,
-            _ if std::mem::take(&mut self.early_first) => SendKind::Early,
-            _ => SendKind::FastRetransmit,
+            _ => match self.early_first.take() {
+                Some(k) => k,
+                None if self.rack => SendKind::RackRetransmit,
+                None => SendKind::FastRetransmit,
+            },
         }
     }
 
@@ -306,7 +315,8 @@ impl Recovery {
 
     /// Start a fast-recovery episode: the head is lost (and, with SACK, whatever the
     /// scoreboard says at `dupthresh`); its retransmission goes out regardless of cwnd.
-    /// `early`: the episode was started by Early Retransmit / the F-RTO threshold.
+    /// `early`: the episode was started by Early Retransmit / the F-RTO threshold (the kind
+    /// of its first retransmission).
     pub fn enter_recovery(
         &mut self,
         q: &mut SendQueue,
@@ -314,7 +324,7 @@ impl Recovery {
         now: Instant,
         nxt_seq: u64,
         dupthresh: u32,
-        early: bool,
+        early: Option<SendKind>,
     ) {
         let base = self.reduction_base(cc, self.pipe(q) + self.left(q));
         // Linux tcp_current_ssthresh: at least ¾ of the window in use
@@ -341,7 +351,7 @@ impl Recovery {
         self.dupacks = 0;
         self.reno_sacked = 0;
         self.force_retransmit = false;
-        self.early_first = false;
+        self.early_first = None;
     }
 
     /// The retransmission timer expired with data outstanding: enter Loss, mark everything
@@ -357,7 +367,7 @@ impl Recovery {
         self.dupacks = 0;
         self.reno_sacked = 0;
         self.force_retransmit = true;
-        self.early_first = false;
+        self.early_first = None;
     }
 }
 
