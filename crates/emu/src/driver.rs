@@ -183,6 +183,19 @@ struct Ctx<'a> {
     clock: Clock,
     drain_deadline: u64,
     abort: &'a AtomicBool,
+    /// Run the application threads under SCHED_FIFO (below the emulator).
+    fifo: bool,
+}
+
+/// SCHED_FIFO priority of the application threads (the emulator's is higher).
+const APP_FIFO_PRIORITY: i32 = 40;
+
+/// Puts an application thread under SCHED_FIFO if asked (best effort: a machine that refuses
+/// it still runs, with the scheduling noise `emu.json`'s `sched_fifo_error` explains).
+fn app_priority(ctx: &Ctx) {
+    if ctx.fifo {
+        let _ = crate::sys::sched_fifo(APP_FIFO_PRIORITY);
+    }
 }
 
 fn kernel_release() -> String {
@@ -292,6 +305,7 @@ pub fn run(
         clock,
         drain_deadline: (s.duration + drain_bound(s)).as_nanos() as u64,
         abort: &flow_abort,
+        fifo: opts.sched_fifo,
     };
     let errors: Vec<Option<EmuError>> = std::thread::scope(|sc| {
         let handles: Vec<_> = sides
@@ -499,6 +513,7 @@ fn client(
     k: &SocketSettings,
     out: &mut Side,
 ) -> Result<(), EmuError> {
+    app_priority(ctx);
     ns.enter()
         .map_err(app_err(ctx, i, "entering the client namespace"))?;
     let start = ctx.s.flows[i].start.as_nanos() as u64;
@@ -522,6 +537,7 @@ fn client(
 
 /// The client side of a `tcp.stack = "thinlab"` flow: thinlab's endpoint over `tl-t`.
 fn thinlab_client(ctx: &Ctx, i: usize, tun: &Tun, out: &mut Side) -> Result<(), EmuError> {
+    app_priority(ctx);
     let f = &ctx.s.flows[i];
     let start = f.start.as_nanos() as u64;
     while ctx.clock.now() + 20_000_000 < start {
@@ -572,6 +588,7 @@ fn server(
     l: &std::net::TcpListener,
     out: &mut Side,
 ) -> Result<(), EmuError> {
+    app_priority(ctx);
     ns.enter()
         .map_err(app_err(ctx, i, "entering the server namespace"))?;
     let mut st = kernel_app::accept(

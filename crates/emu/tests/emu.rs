@@ -105,10 +105,12 @@ fn lost_segment_is_recovered_by_the_kernels_rto() {
         .expect("tcp_info")
         .rto_ms;
     assert!((200.0..=1100.0).contains(&rto), "kernel RTO {rto} ms");
-    // Latency of the lost write ≈ RTO + one-way delay (timer granularity: a few ms).
+    // Latency of the lost write = the RTO armed when it was sent + one-way delay, the RTO
+    // timer firing late by up to a timer-wheel bucket (32 ms at HZ 250).
+    // `tcpi_rto` read at the end may be smaller than the RTO armed then (fewer RTT samples).
     let l = lat[1];
     assert!(
-        l >= 20.0 + 200.0 && (l - (rto + 20.0)).abs() <= 15.0,
+        l >= 20.0 + 200.0 && l <= 20.0 + rto + 80.0,
         "lost write's latency {l} ms, RTO {rto} ms + 20 ms"
     );
     assert!((lat[0] - 20.0).abs() <= 1.0 && (lat[2] - 20.0).abs() <= 1.0);
@@ -268,7 +270,7 @@ fn bulk_transfer_runs_at_the_bottleneck_rate() {
     assert_eq!(f.records.bytes_delivered, 400_000);
     let m = thinlab_trace::flow_metrics(&f.records, f.duration);
     let goodput = m.goodput_bps.expect("goodput");
-    assert!(goodput <= 10e6 && goodput >= 5e6, "goodput {goodput} bit/s");
+    assert!((5e6..=10e6).contains(&goodput), "goodput {goodput} bit/s");
     let links = &r.report.drops;
     println!("bulk: goodput {goodput:.0} bit/s, drops {links:?}");
 }
