@@ -113,7 +113,9 @@ fn lost_segment_is_recovered_by_the_kernels_rto() {
         l >= 20.0 + 200.0 && l <= 20.0 + rto + 80.0,
         "lost write's latency {l} ms, RTO {rto} ms + 20 ms"
     );
-    assert!((lat[0] - 20.0).abs() <= 1.0 && (lat[2] - 20.0).abs() <= 1.0);
+    // The other writes take the one-way delay (a loaded machine may defer the receiving
+    // softirq by a few ms).
+    assert!((lat[0] - 20.0).abs() <= 5.0 && (lat[2] - 20.0).abs() <= 5.0, "{lat:?}");
 }
 
 #[test]
