@@ -84,7 +84,10 @@ app = { kind = "bulk" }
     .expect("per-packet scenario")
 }
 
-const ALL_MECHANISMS: &str = r#"["rdb", "linear-timeouts", "thin-dupack", "early-retransmit", "er-threshold", "tlp", "rack"]"#;
+/// Every mechanism of the registry, as a scenario list.
+fn all_mechanisms() -> String {
+    format!("[{}]", thinlab_tcp::Mechanism::names())
+}
 
 /// The loss-free workloads of the `mechanisms` group, with `mechanisms` as the list.
 fn mechanisms_workload(thin: bool, mechanisms: &str) -> Scenario {
@@ -162,21 +165,13 @@ fn mechanisms(c: &mut Criterion) {
     g.sample_size(20);
     let mut cases = vec![];
     for (thin, name) in [(true, "thin"), (false, "bulk")] {
-        for (list, label) in [("[]", "off"), (ALL_MECHANISMS, "idle")] {
-            cases.push((thin, name, list.to_string(), label.to_string()));
+        for (list, label) in [("[]".to_string(), "off"), (all_mechanisms(), "idle")] {
+            cases.push((thin, name, list, label.to_string()));
         }
     }
     // each mechanism alone, on the bulk flow (many segments in flight: where a per-ACK cost
     // shows most)
-    for m in [
-        "rdb",
-        "linear-timeouts",
-        "thin-dupack",
-        "early-retransmit",
-        "er-threshold",
-        "tlp",
-        "rack",
-    ] {
+    for m in thinlab_tcp::Mechanism::ALL.iter().map(|m| m.name()) {
         cases.push((false, "bulk", format!("[\"{m}\"]"), format!("idle_{m}")));
     }
     {

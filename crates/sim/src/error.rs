@@ -18,13 +18,6 @@ pub enum ScenarioError {
         value: String,
         expected: String,
     },
-    /// A value of the interface contract that a later issue implements.
-    #[error("`{key}` = {value}: {feature} is not implemented yet")]
-    NotImplemented {
-        key: String,
-        value: String,
-        feature: String,
-    },
 }
 
 /// serde's type names in words a user knows: "expected f64" → "expected a number".
@@ -56,9 +49,7 @@ impl ScenarioError {
     pub fn key(&self) -> &str {
         match self {
             ScenarioError::Syntax(_) => "",
-            ScenarioError::Schema { key, .. }
-            | ScenarioError::Invalid { key, .. }
-            | ScenarioError::NotImplemented { key, .. } => key,
+            ScenarioError::Schema { key, .. } | ScenarioError::Invalid { key, .. } => key,
         }
     }
 

@@ -27,7 +27,6 @@ pub mod app_http;
 pub mod app_profiles;
 pub mod error;
 pub mod event;
-pub mod features;
 pub mod link;
 pub mod loss;
 pub mod path;

@@ -13,7 +13,6 @@
 //! - Every flow must start before `duration` (sources generate in `[start, duration)`).
 
 use crate::error::ScenarioError;
-use crate::features::{self, Feature};
 use crate::schema::*;
 use crate::tcp_config::validate_tcp;
 use crate::units::fmt_duration;
@@ -583,7 +582,6 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
             }
         }
         "profile" => {
-            features::check(Feature::AppProfile, &key("kind"), "\"profile\"")?;
             let name = a
                 .name
                 .ok_or_else(|| missing("name", "an application profile name"))?;
@@ -602,7 +600,6 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
             App::Profile { name }
         }
         "trace" => {
-            features::check(Feature::AppTrace, &key("kind"), "\"trace\"")?;
             let file = a
                 .file
                 .as_deref()
@@ -612,7 +609,6 @@ fn validate_app(prefix: &str, a: RawApp) -> Result<App, ScenarioError> {
             }
         }
         _ => {
-            features::check(Feature::AppHttp, &key("kind"), "\"http\"")?;
             let d = crate::app_http::Http::default();
             let mean_page_bytes = match a.payload_bytes {
                 None => d.mean_page_bytes,

@@ -1,26 +1,26 @@
 //! The `tcp` table of a flow mapped onto [`TcpConfig`]: the profile first, then each key
 //! overrides one field; a `mechanisms` list replaces the profile's set (profile "linux" runs
-//! ["tlp", "rack"] unless a list says otherwise). Values of the contract that later issues
-//! implement are recognised and then refused by [`crate::features::check`] until their gate is
-//! flipped.
+//! ["tlp", "rack"] unless a list says otherwise). Names are looked up in thinlab-tcp's
+//! registry (`thinlab_tcp::registry`).
 
 use crate::error::ScenarioError;
-use crate::features::{self, Feature};
 use crate::schema::RawTcp;
 use thinlab_tcp::{
     CcAlgorithm, CwndReduction, DelayedAckModel, Mechanisms, Profile, RdbVariant, TcpConfig,
     ThinDetection,
 };
 
-const MECHANISMS: [&str; 7] = [
-    "rdb",
-    "linear-timeouts",
-    "thin-dupack",
-    "early-retransmit",
-    "er-threshold",
-    "tlp",
-    "rack",
-];
+/// `value` looked up by `from_name`, or an error naming the key, the value and the choices.
+fn named<T>(
+    key: String,
+    value: &str,
+    from_name: fn(&str) -> Option<T>,
+    choices: String,
+) -> Result<T, ScenarioError> {
+    from_name(value).ok_or_else(|| {
+        ScenarioError::invalid(key, format!("\"{value}\""), format!("one of {choices}"))
+    })
+}
 
 pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig, ScenarioError> {
     let key = |s: &str| format!("{prefix}.{s}");
@@ -29,10 +29,6 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
     };
     let profile = match t.profile.as_deref() {
         None => Profile::Linux2622,
-        Some("linux") => {
-            features::check(Feature::ProfileLinux, &key("profile"), "\"linux\"")?;
-            Profile::Linux
-        }
         Some(p) => Profile::from_name(p).ok_or_else(|| {
             ScenarioError::invalid(
                 key("profile"),
@@ -43,52 +39,16 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
     };
     let mut c = TcpConfig::from_profile(profile);
     if let Some(cc) = t.cc.as_deref() {
-        c.cc = match cc {
-            "newreno" => CcAlgorithm::NewReno,
-            "reno" => CcAlgorithm::Reno,
-            "cubic" => {
-                features::check(Feature::CcCubic, &key("cc"), "\"cubic\"")?;
-                CcAlgorithm::Cubic
-            }
-            "pert" => {
-                features::check(Feature::CcPert, &key("cc"), "\"pert\"")?;
-                CcAlgorithm::Pert
-            }
-            o => {
-                return Err(ScenarioError::invalid(
-                    key("cc"),
-                    format!("\"{o}\""),
-                    "one of \"newreno\", \"reno\", \"cubic\", \"pert\"",
-                ))
-            }
-        };
+        c.cc = named(key("cc"), cc, CcAlgorithm::from_name, CcAlgorithm::names())?;
     }
     if let Some(ms) = &t.mechanisms {
-        let mut m = Mechanisms::default();
-        for (i, name) in ms.iter().enumerate() {
-            let k = format!("{prefix}.mechanisms.{i}");
-            let Some(&canon) = MECHANISMS.iter().find(|&&x| x == name) else {
-                return Err(ScenarioError::invalid(
-                    k,
-                    format!("\"{name}\""),
-                    format!(
-                        "one of {}",
-                        MECHANISMS.map(|x| format!("\"{x}\"")).join(", ")
-                    ),
-                ));
-            };
-            features::check(Feature::Mechanism(canon), &k, format!("\"{name}\""))?;
-            match canon {
-                "rdb" => m.rdb = true,
-                "linear-timeouts" => m.linear_timeouts = true,
-                "thin-dupack" => m.thin_dupack = true,
-                "early-retransmit" => m.early_retransmit = true,
-                "er-threshold" => m.er_threshold = true,
-                "tlp" => m.tlp = true,
-                _ => m.rack = true,
-            }
-        }
-        c.mechanisms = m;
+        c.mechanisms = Mechanisms::from_names(ms).map_err(|(i, name)| {
+            ScenarioError::invalid(
+                format!("{prefix}.mechanisms.{i}"),
+                format!("\"{name}\""),
+                format!("one of {}", thinlab_tcp::Mechanism::names()),
+            )
+        })?;
     }
     if let Some(mss) = t.mss {
         if !(64..=65_000).contains(&mss) {
@@ -107,18 +67,12 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
         c.sack = v;
     }
     if let Some(d) = t.delayed_ack.as_deref() {
-        c.delayed_ack = match d {
-            "linux" => DelayedAckModel::Linux,
-            "freebsd6" => DelayedAckModel::FreeBsd6,
-            "off" => DelayedAckModel::Off,
-            o => {
-                return Err(ScenarioError::invalid(
-                    key("delayed_ack"),
-                    format!("\"{o}\""),
-                    "one of \"linux\", \"freebsd6\", \"off\"",
-                ))
-            }
-        };
+        c.delayed_ack = named(
+            key("delayed_ack"),
+            d,
+            DelayedAckModel::from_name,
+            DelayedAckModel::names(),
+        )?;
     }
     if let Some(d) = t.rto_min {
         c.rto_min = d.0;
@@ -151,7 +105,6 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
         ));
     }
     if let Some(v) = t.rdb_max_bytes {
-        features::check(Feature::RdbKnob, &key("rdb_max_bytes"), v.0)?;
         c.rdb_max_bytes = u32::try_from(v.0).map_err(|_| {
             ScenarioError::invalid(
                 key("rdb_max_bytes"),
@@ -161,7 +114,6 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
         })?;
     }
     if let Some(v) = t.rdb_max_packets {
-        features::check(Feature::RdbKnob, &key("rdb_max_packets"), v)?;
         c.rdb_max_packets = match u32::try_from(v) {
             Ok(n) if n >= 1 => n,
             _ => {
@@ -174,39 +126,20 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
         };
     }
     if let Some(v) = t.rdb_variant.as_deref() {
-        let variant = match v {
-            "seed" => RdbVariant::Seed,
-            "patch" => RdbVariant::Patch,
-            "adaptive" => RdbVariant::Adaptive,
-            _ => {
-                return Err(ScenarioError::invalid(
-                    key("rdb_variant"),
-                    format!("\"{v}\""),
-                    "\"seed\", \"patch\" or \"adaptive\"",
-                ))
-            }
-        };
-        features::check(Feature::RdbKnob, &key("rdb_variant"), format!("\"{v}\""))?;
-        c.rdb_variant = variant;
+        c.rdb_variant = named(
+            key("rdb_variant"),
+            v,
+            RdbVariant::from_name,
+            RdbVariant::names(),
+        )?;
     }
     if let Some(v) = t.thin_detection.as_deref() {
-        if v != "pif4" && v != "dpifl" {
-            return Err(ScenarioError::invalid(
-                key("thin_detection"),
-                format!("\"{v}\""),
-                "\"pif4\" or \"dpifl\"",
-            ));
-        }
-        features::check(
-            Feature::ThinDetection,
-            &key("thin_detection"),
-            format!("\"{v}\""),
+        c.thin_detection = named(
+            key("thin_detection"),
+            v,
+            ThinDetection::from_name,
+            ThinDetection::names(),
         )?;
-        c.thin_detection = if v == "pif4" {
-            ThinDetection::Pif4
-        } else {
-            ThinDetection::Dpifl
-        };
     }
     if let Some(v) = t.retrans_collapse {
         c.retrans_collapse = v;

@@ -605,22 +605,6 @@ fn out_of_range_values() {
 }
 
 #[test]
-fn not_implemented_values_come_from_the_gate() {
-    let cases: Vec<(&str, toml::Value, &str)> = vec![];
-    for (k, val, key) in cases {
-        let mut v = base();
-        set(&mut v, k, val);
-        let e = err_with(v);
-        assert!(
-            matches!(e, ScenarioError::NotImplemented { .. }),
-            "{k}: {e}"
-        );
-        assert_eq!(e.key(), key);
-        assert!(e.to_string().contains("not implemented yet"));
-    }
-}
-
-#[test]
 fn syntax_errors_and_non_tables() {
     assert!(matches!(
         Scenario::from_toml_str("name = "),

@@ -17,6 +17,7 @@ pub mod event;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod recovery;
+pub mod registry;
 pub mod rtt;
 pub mod seq;
 pub mod stats;
@@ -30,6 +31,7 @@ pub use config::{
 };
 pub use endpoint::{Endpoint, EndpointError, State};
 pub use event::{Event, SendKind};
+pub use registry::Mechanism;
 pub use stats::Stats;
 pub use std::time::Duration;
 pub use time::Instant;

@@ -119,10 +119,13 @@ fn every_metric_of_a_lossy_flow() {
         RetransmissionsByCause {
             rto: 1,
             fast: 1,
+            rack: 0,
             early: 1,
+            er_threshold: 0,
             tlp: 1
         }
     );
+    assert_eq!(m.tlp_probes, 1);
     assert_eq!(m.rto_events, 1);
     assert_eq!(m.spurious_retransmissions, 2);
     assert!(close(Some(m.frozen_time_ms), 400.0));
@@ -229,6 +232,7 @@ fn json_has_every_interface_name() {
         "rdb_bundles",
         "retransmissions",
         "retransmissions_by_cause",
+        "tlp_probes",
         "rto_events",
         "spurious_retransmissions",
         "frozen_time_ms",
@@ -253,7 +257,10 @@ fn json_has_every_interface_name() {
         .unwrap()
         .keys()
         .collect();
-    assert_eq!(by_cause, ["early", "fast", "rto", "tlp"]);
+    assert_eq!(
+        by_cause,
+        ["early", "er_threshold", "fast", "rack", "rto", "tlp"]
+    );
 }
 
 /// Flattens JSON objects to dotted keys.
@@ -441,4 +448,38 @@ fn undelivered_writes_are_censored_not_dropped() {
     assert_eq!(m.status, crate::FlowStatus::Completed);
     assert_eq!(m.app_latency_ms.censored, 0);
     assert_eq!(m.writes_undelivered, 0);
+}
+
+#[test]
+fn causes_sum_to_retransmissions_and_probes_count_both_kinds() {
+    let mut r = FlowRecorder::new();
+    r.on_write(ms(0), 0, 500);
+    for (i, k) in [
+        SendKind::New,
+        SendKind::RackRetransmit,
+        SendKind::EarlyThreshold,
+        SendKind::TlpNewData,
+        SendKind::Tlp,
+        SendKind::FastRetransmit,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let at = 10 * i as u64;
+        r.on_sender_event(&Event::Sent {
+            at: ms(at),
+            start: 0,
+            end: 100,
+            kind: k,
+            syn: false,
+            fin: false,
+        });
+    }
+    let recs = r.finish();
+    let m = flow_metrics(&recs, Duration::from_secs(1));
+    let c = &m.retransmissions_by_cause;
+    assert_eq!((c.rack, c.er_threshold, c.tlp, c.fast), (1, 1, 1, 1));
+    assert_eq!(c.rto + c.fast + c.rack + c.early + c.er_threshold + c.tlp, m.retransmissions);
+    assert_eq!(m.retransmissions, 4);
+    assert_eq!(m.tlp_probes, 2, "a probe of new data and a retransmitting probe");
 }
