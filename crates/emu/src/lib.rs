@@ -14,7 +14,8 @@
 //! - [`kernel_app`]: the applications on kernel sockets (the simulator's traffic sources);
 //! - [`records`]: the logs merged into the same delivery records as the simulator's;
 //! - [`support`]: which scenario keys map onto kernel settings; [`tcp_info`]: what the kernel
-//!   reports; [`capture`]: pcap files at both ends; [`driver`]: one run, setup to teardown;
+//!   reports; [`capture`]: pcap files at both ends; [`driver`]: one run, setup to teardown,
+//!   returning a [`report`];
 //! - [`thinlab_app`]: `tcp.stack = "thinlab"`, thinlab's endpoint over its own TUN device.
 
 pub mod capture;
@@ -25,6 +26,7 @@ pub mod kernel_app;
 pub mod netns;
 pub mod packet;
 pub mod records;
+pub mod report;
 pub mod signal;
 pub mod stats;
 pub mod support;

@@ -115,7 +115,10 @@ fn lost_segment_is_recovered_by_the_kernels_rto() {
     );
     // The other writes take the one-way delay (a loaded machine may defer the receiving
     // softirq by a few ms).
-    assert!((lat[0] - 20.0).abs() <= 5.0 && (lat[2] - 20.0).abs() <= 5.0, "{lat:?}");
+    assert!(
+        (lat[0] - 20.0).abs() <= 5.0 && (lat[2] - 20.0).abs() <= 5.0,
+        "{lat:?}"
+    );
 }
 
 #[test]
