@@ -259,11 +259,16 @@ fn outputs(
     let flows = r
         .flows
         .iter()
-        .map(|f| FlowOutput {
-            name: f.name.clone(),
-            metrics: flow_metrics(&f.records, f.duration),
-            app_latency_ms: latency_samples_ms(&f.records, Milestone::App, Origin::Write),
-            app_censored_ms: censored_samples_ms(&f.records, Milestone::App, Origin::Write),
+        .map(|f| {
+            let mut metrics = flow_metrics(&f.records, f.duration);
+            metrics.status = f.status;
+            metrics.status_reason = f.status_reason.clone();
+            FlowOutput {
+                name: f.name.clone(),
+                metrics,
+                app_latency_ms: latency_samples_ms(&f.records, Milestone::App, Origin::Write),
+                app_censored_ms: censored_samples_ms(&f.records, Milestone::App, Origin::Write),
+            }
         })
         .collect();
     let output = RunOutput {
@@ -273,7 +278,10 @@ fn outputs(
         flows,
         end_time_s: r.end_time.as_secs_f64(),
         events_processed: 0,
-        drain_bound_hit: r.flows.iter().any(|f| !f.completed),
+        drain_bound_hit: r
+            .flows
+            .iter()
+            .any(|f| f.status == thinlab_trace::FlowStatus::DrainBoundHit),
         dropped_loss: r.drops.loss_forward + r.drops.loss_reverse,
         dropped_queue: r.drops.queue_forward + r.drops.queue_reverse + r.drops.queue_access,
         sim_wall_s: wall_s,

@@ -35,6 +35,7 @@ use thinlab_sim::app::Source;
 use thinlab_sim::path::Paths;
 use thinlab_sim::rng::{stream, Component};
 use thinlab_sim::{Direction, Flow, Scenario};
+use thinlab_trace::status::FlowStatus;
 
 pub const CLIENT_ADDR: Ipv4Addr = Ipv4Addr::new(10, 200, 0, 1);
 pub const SERVER_ADDR: Ipv4Addr = Ipv4Addr::new(10, 200, 0, 2);
@@ -93,6 +94,20 @@ struct Side {
     report: SocketReport,
     connect: Option<u64>,
     spans: Vec<Span>,
+    /// The connection was established on this side.
+    established: bool,
+    /// Why this side's connection failed (the flow's status reason), if it did.
+    failure: Option<String>,
+}
+
+/// A failure of one flow's connection (not of the run): recorded as the flow's status
+/// reason; an abort (Ctrl-C, another thread's error) stays an error.
+fn soft(out: &mut Side, what: &str, e: io::Error) -> Result<(), EmuError> {
+    if e.kind() == io::ErrorKind::Interrupted {
+        return Err(EmuError::Interrupted);
+    }
+    out.failure.get_or_insert(format!("{what}: {e}"));
+    Ok(())
 }
 
 struct Ctx<'a> {
@@ -294,6 +309,13 @@ pub fn run(
         } else {
             (sv, c)
         };
+        // The client opens the connection: its side says whether it was established.
+        let established = if sender_side(f) == 0 {
+            snd.established
+        } else {
+            rcv.established
+        };
+        let failure = snd.failure.clone().or(rcv.failure.clone());
         let logs = AppLogs {
             connect: snd.connect.or(rcv.connect),
             writes: snd.spans,
@@ -322,6 +344,7 @@ pub fn run(
             (s.duration.as_nanos() as u64).saturating_sub(start)
         };
         let (dropped_loss, dropped_queue) = report.flow_drops[i];
+        let (status, status_reason) = flow_status(&rec, established, failure);
         flows.push(FlowOutcome {
             name: f.name.clone(),
             completed: rec
@@ -332,6 +355,8 @@ pub fn run(
             duration: Duration::from_nanos(active),
             dropped_loss,
             dropped_queue,
+            status,
+            status_reason,
         });
         flow_reports.push(FlowReport {
             name: f.name.clone(),
@@ -362,6 +387,28 @@ pub fn run(
             end_time_s: end as f64 / 1e9,
         },
     })
+}
+
+/// How a flow ended, as the simulator says it (`thinlab_trace::status`).
+fn flow_status(
+    rec: &thinlab_trace::FlowRecords,
+    established: bool,
+    failure: Option<String>,
+) -> (FlowStatus, Option<String>) {
+    if established && rec.writes.iter().all(|w| w.app.is_some()) {
+        return (FlowStatus::Completed, None);
+    }
+    if !established {
+        let why = failure.unwrap_or_else(|| "the handshake never completed".into());
+        return (FlowStatus::NeverEstablished, Some(why));
+    }
+    match failure {
+        Some(f) => (FlowStatus::Aborted, Some(f)),
+        None => (
+            FlowStatus::DrainBoundHit,
+            Some("the drain bound ended the run with data undelivered".into()),
+        ),
+    }
 }
 
 /// The host that sends the flow's data: 0 client, 1 server.
@@ -412,7 +459,6 @@ fn play(
             ctx.abort,
             &mut out.spans,
         )
-        .map_err(app_err(ctx, i, "sending"))?
     } else {
         kernel_app::receive(
             st,
@@ -421,9 +467,18 @@ fn play(
             ctx.abort,
             &mut out.spans,
         )
-        .map_err(app_err(ctx, i, "receiving"))?
     };
-    out.report.tcp_info = info;
+    match info {
+        Ok(info) => out.report.tcp_info = info,
+        Err(e) => {
+            let what = if sender_side(f) == side {
+                "sending"
+            } else {
+                "receiving"
+            };
+            return soft(out, what, e);
+        }
+    }
     Ok(())
 }
 
@@ -448,11 +503,17 @@ fn client(
     let fd = kernel_app::socket().map_err(app_err(ctx, i, "creating the client socket"))?;
     kernel_app::configure(&fd, k, &mut out.report);
     out.connect = Some(ctx.clock.now());
-    let mut st = kernel_app::connect(fd, server_addr(i), ctx.abort).map_err(app_err(
-        ctx,
-        i,
-        "connecting",
-    ))?;
+    let mut st = match kernel_app::connect(
+        fd,
+        server_addr(i),
+        &ctx.clock,
+        ctx.drain_deadline,
+        ctx.abort,
+    ) {
+        Ok(st) => st,
+        Err(e) => return soft(out, "connecting", e),
+    };
+    out.established = true;
     play(ctx, i, 0, &mut st, out)
 }
 
@@ -512,14 +573,57 @@ fn server(
     app_priority(ctx);
     ns.enter()
         .map_err(app_err(ctx, i, "entering the server namespace"))?;
-    let mut st = kernel_app::accept(
+    let mut st = match kernel_app::accept(
         l,
         &ctx.clock,
         ctx.drain_deadline,
         ctx.abort,
         &mut out.report,
-    )
-    .map_err(app_err(ctx, i, "accepting"))?;
+    ) {
+        Ok(st) => st,
+        Err(e) => return soft(out, "accepting", e),
+    };
+    out.established = true;
     out.connect = Some(ctx.clock.now());
     play(ctx, i, 1, &mut st, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thinlab_tcp::Instant;
+    use thinlab_trace::{FlowRecorder, FlowStatus};
+
+    #[test]
+    fn flow_status_follows_the_simulators_rules() {
+        let mut r = FlowRecorder::new();
+        r.on_write(Instant::from_nanos(0), 0, 10);
+        let undelivered = r.finish();
+        let mut r = FlowRecorder::new();
+        r.on_write(Instant::from_nanos(0), 0, 10);
+        r.on_receiver_event(&thinlab_tcp::Event::Delivered {
+            at: Instant::from_nanos(5),
+            start: 0,
+            end: 10,
+        });
+        let delivered = r.finish();
+        assert_eq!(flow_status(&delivered, true, None).0, FlowStatus::Completed);
+        // A connection that failed after every write was delivered lost nothing.
+        assert_eq!(
+            flow_status(&delivered, true, Some("x".into())).0,
+            FlowStatus::Completed
+        );
+        let empty = FlowRecorder::new().finish();
+        let (s, why) = flow_status(&empty, false, None);
+        assert_eq!(s, FlowStatus::NeverEstablished);
+        assert_eq!(why.as_deref(), Some("the handshake never completed"));
+        assert_eq!(
+            flow_status(&undelivered, true, Some("sending: reset".into())),
+            (FlowStatus::Aborted, Some("sending: reset".into()))
+        );
+        assert_eq!(
+            flow_status(&undelivered, true, None).0,
+            FlowStatus::DrainBoundHit
+        );
+    }
 }

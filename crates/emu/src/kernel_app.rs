@@ -175,8 +175,15 @@ pub fn accept(
 }
 
 /// Connects `fd` (configured, in the client's namespace) to `addr`; blocking, as an
-/// application's connect() is, but checking `abort` every 20 ms.
-pub fn connect(fd: OwnedFd, addr: SocketAddrV4, abort: &AtomicBool) -> io::Result<TcpStream> {
+/// application's connect() is, but checking `abort` every 20 ms and giving up at run time
+/// `deadline`.
+pub fn connect(
+    fd: OwnedFd,
+    addr: SocketAddrV4,
+    clock: &Clock,
+    deadline: u64,
+    abort: &AtomicBool,
+) -> io::Result<TcpStream> {
     let sa = sockaddr(addr);
     let raw = fd.as_raw_fd();
     // SAFETY: fcntl on our own descriptor.
@@ -202,6 +209,12 @@ pub fn connect(fd: OwnedFd, addr: SocketAddrV4, abort: &AtomicBool) -> io::Resul
         }
         loop {
             aborted(abort)?;
+            if clock.now() > deadline {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the handshake had not completed at the drain bound",
+                ));
+            }
             let mut p = libc::pollfd {
                 fd: raw,
                 events: libc::POLLOUT,

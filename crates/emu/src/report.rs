@@ -22,6 +22,9 @@ pub struct FlowOutcome {
     pub completed: bool,
     pub dropped_loss: u64,
     pub dropped_queue: u64,
+    /// How the flow ended, and why if not completed.
+    pub status: thinlab_trace::status::FlowStatus,
+    pub status_reason: Option<String>,
 }
 
 /// What an emulated run measured besides the records (`emu.json`).

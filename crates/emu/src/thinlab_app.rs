@@ -32,6 +32,8 @@ static ZEROS: [u8; 64 * 1024] = [0; 64 * 1024];
 /// What the endpoint reports at the end (exact, unlike the wire heuristics).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ThinlabReport {
+    /// The handshake completed.
+    pub established: bool,
     pub cc: String,
     pub rto_ms: f64,
     pub srtt_ms: Option<f64>,
@@ -242,6 +244,7 @@ impl Sender<'_> {
         Ok((
             connect,
             ThinlabReport {
+                established: started,
                 cc: format!("{:?}", ep.config().cc).to_lowercase(),
                 rto_ms: ep.rto().as_secs_f64() * 1e3,
                 srtt_ms: ep.srtt().map(|d| d.as_secs_f64() * 1e3),
