@@ -63,6 +63,9 @@ struct Summary<'a> {
     sender_capture: CaptureJson<'a>,
     receiver_capture: Option<CaptureJson<'a>>,
     connections: Vec<ConnJson<'a>>,
+    /// Connections beyond the [`MAX_LISTED_CONNECTIONS`] busiest, summarised.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_listed: Option<&'a NotListed>,
 }
 
 fn open(path: &Path, what: &str) -> Result<CaptureReader<File>> {
@@ -122,6 +125,24 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
         flows.sender_packet(&p);
     }
     let snd = snd_reader.finish();
+    let ts = flows.timestamps;
+    if ts.any() {
+        eprintln!(
+            "warning: {}: implausible capture timestamps: {} packets stamped before the previous one, {} gaps over a day, {} stamped at 0 or after 2100; latencies across them are meaningless",
+            args.sender.display(),
+            ts.backwards,
+            ts.jumps,
+            ts.absurd
+        );
+    }
+    if flows.skipped_packets() > 0 {
+        eprintln!(
+            "warning: {}: only the first {} connections are analysed; {} packets of later connections were skipped",
+            args.sender.display(),
+            thinlab_trace::flows::MAX_CONNECTIONS,
+            flows.skipped_packets()
+        );
+    }
     let mut flows = flows.finish_sender();
     let rcv = rcv_reader.map(|mut r| {
         for p in &mut r {
@@ -134,6 +155,20 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
         warn_stats(p, r);
     }
     let mut conns = flows.finish();
+    let dups: u64 = conns.iter().map(|c| c.extras.duplicates).sum();
+    let gaps: u64 = conns.iter().map(|c| c.extras.sequence_gaps).sum();
+    if dups > 0 {
+        eprintln!(
+            "warning: {}: {dups} data segments are exact duplicates of the one before (a capture artefact); counted as `duplicates`, not retransmissions",
+            args.sender.display()
+        );
+    }
+    if gaps > 0 {
+        eprintln!(
+            "warning: {}: {gaps} data segments start above the highest byte sent before: the capture missed data the sender sent (`sequence_gaps`)",
+            args.sender.display()
+        );
+    }
     if let Some(sel) = &args.connection {
         let all: Vec<String> = conns.iter().map(ConnectionAnalysis::id).collect();
         conns.retain(|c| c.matches(sel));
@@ -150,6 +185,18 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
             .into());
         }
     }
+    // A capture of a million connections (a SYN flood) lists the busiest in full and
+    // summarises the rest.
+    let (conns, rest) = keep_busiest(conns, MAX_LISTED_CONNECTIONS);
+    if rest.connections > 0 {
+        eprintln!(
+            "note: {} connections listed in full (the most data packets); {} more ({} packets, {} without data) summarised under `not_listed` in summary.json",
+            conns.len(),
+            rest.connections,
+            rest.packets,
+            rest.without_data
+        );
+    }
     let out = args
         .out
         .clone()
@@ -157,7 +204,7 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
     fs::create_dir_all(&out)
         .with_context(|| format!("creating the output directory {}", out.display()))?;
     let has_rx = rcv.is_some();
-    write_summary(&out, &args, &snd, rcv.as_ref(), &conns)?;
+    write_summary(&out, &args, &snd, rcv.as_ref(), &conns, &rest)?;
     write_csv(&out.join("connections.csv"), &conns)?;
     let milestone = if has_rx {
         Milestone::App
@@ -172,6 +219,7 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
                 latency_samples_ms(&c.records, milestone, Origin::FirstSend),
             )
         })
+        .filter(|(_, samples)| !samples.is_empty())
         .collect();
     write_cdf(&out, &lines, has_rx, &args.sender)?;
     if !args.quiet {
@@ -207,12 +255,58 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
     Ok(())
 }
 
+/// Connections listed in full in `summary.json`, `connections.csv` and the table.
+pub const MAX_LISTED_CONNECTIONS: usize = 1000;
+/// Most lines in one plot (the busiest connections); `latency_cdf.csv` has every line.
+pub const MAX_PLOT_LINES: usize = 64;
+
+/// The connections not listed in full.
+#[derive(Default, Serialize)]
+struct NotListed {
+    connections: u64,
+    packets: u64,
+    data_packets_sent: u64,
+    /// Connections without a data packet (a SYN flood's).
+    without_data: u64,
+}
+
+/// The `max` connections with the most data packets, in capture order, and a summary of the
+/// rest.
+fn keep_busiest(
+    conns: Vec<ConnectionAnalysis>,
+    max: usize,
+) -> (Vec<ConnectionAnalysis>, NotListed) {
+    let mut rest = NotListed::default();
+    if conns.len() <= max {
+        return (conns, rest);
+    }
+    let mut order: Vec<usize> = (0..conns.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(conns[i].metrics.data_packets_sent));
+    let mut keep = vec![false; conns.len()];
+    for &i in &order[..max] {
+        keep[i] = true;
+    }
+    let mut kept = Vec::with_capacity(max);
+    for (c, k) in conns.into_iter().zip(keep) {
+        if k {
+            kept.push(c);
+        } else {
+            rest.connections += 1;
+            rest.packets += c.extras.packets;
+            rest.data_packets_sent += c.metrics.data_packets_sent;
+            rest.without_data += u64::from(c.metrics.data_packets_sent == 0);
+        }
+    }
+    (kept, rest)
+}
+
 fn write_summary(
     out: &Path,
     args: &AnalyzeArgs,
     snd: &CaptureStats,
     rcv: Option<&CaptureStats>,
     conns: &[ConnectionAnalysis],
+    rest: &NotListed,
 ) -> Result<()> {
     let fmt = thinlab_trace::flows::fmt_addr;
     let summary = Summary {
@@ -252,6 +346,7 @@ fn write_summary(
                 extras: &c.extras,
             })
             .collect(),
+        not_listed: (rest.connections > 0).then_some(rest),
     };
     let path = out.join("summary.json");
     let mut text = serde_json::to_string_pretty(&summary).context("serializing summary.json")?;
@@ -263,6 +358,15 @@ fn extras_scalars(e: &Extras) -> Vec<(String, Option<f64>)> {
     let mut v = vec![
         ("extras.packets".to_string(), Some(e.packets as f64)),
         ("extras.dupacks".to_string(), Some(e.dupacks as f64)),
+        ("extras.duplicates".to_string(), Some(e.duplicates as f64)),
+        (
+            "extras.sequence_gaps".to_string(),
+            Some(e.sequence_gaps as f64),
+        ),
+        (
+            "extras.sequence_gap_bytes".to_string(),
+            Some(e.sequence_gap_bytes as f64),
+        ),
         (
             "extras.estimated_loss_rate".to_string(),
             e.estimated_loss_rate,
@@ -327,8 +431,20 @@ fn write_cdf(out: &Path, lines: &[(String, Vec<f64>)], app: bool, sender: &Path)
     }
     w.flush()
         .with_context(|| format!("writing {}", path.display()))?;
-    let series: Vec<Series> = lines
+    for file in ["latency_cdf.svg", "latency_ccdf.svg"] {
+        let _ = fs::remove_file(out.join(file));
+    }
+    if lines.is_empty() {
+        return Ok(()); // nothing to draw: no plot of empty series
+    }
+    // The busiest connections (most samples), in capture order.
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(lines[i].1.len()));
+    order.truncate(MAX_PLOT_LINES);
+    order.sort_unstable();
+    let series: Vec<Series> = order
         .iter()
+        .map(|&i| &lines[i])
         .map(|(id, s)| Series {
             label: id.clone(),
             points: latency_cdf(s, CDF_POINTS),

@@ -42,6 +42,9 @@ pub struct FidelityArgs {
     /// Write into folders that hold other results.
     #[arg(long)]
     pub force: bool,
+    /// Do not run: compare the `DIR/sim` and `DIR/kernel` results already there again.
+    #[arg(long)]
+    pub compare_only: bool,
     /// No progress bars and no table.
     #[arg(long, short = 'q')]
     pub quiet: bool,

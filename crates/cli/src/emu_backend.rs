@@ -197,6 +197,7 @@ pub fn run(args: &RunArgs, mut doc: toml::Value, sets: &[(String, toml::Value)])
             overrides: sets,
             configs: &prepared.configs,
             runs: &runs,
+            complete: failure.is_none() && runs.len() == jobs.len(),
         };
         results.write(&out)?;
         let emu_json = json!({ "scenario": prepared.name, "backend": "emu", "runs": reports });

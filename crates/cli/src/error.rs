@@ -34,8 +34,23 @@ impl fmt::Display for Incomplete {
 
 impl std::error::Error for Incomplete {}
 
+/// Ctrl-C: the finished runs were written, marked incomplete (exit code 130).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interrupted(pub String);
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
 /// The process exit code for an error.
 pub fn exit_code(err: &anyhow::Error) -> i32 {
+    if err.chain().any(|e| e.is::<Interrupted>()) {
+        return i32::from(crate::interrupt::EXIT_CODE);
+    }
     if err.chain().any(|e| e.is::<Incomplete>()) {
         return 3;
     }

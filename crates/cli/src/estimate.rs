@@ -46,7 +46,11 @@ pub fn estimate(prepared: &Prepared, jobs: &[Job], threads: usize) -> Estimate {
             writes = writes.saturating_add(w);
             running = running
                 .saturating_add(w.saturating_mul(BYTES_PER_WRITE_RUNNING))
-                .saturating_add(f.tcp.send_buffer as u64 + f.tcp.recv_buffer as u64)
+                // Buffers fill only with data in flight: at most what the flow writes.
+                .saturating_add(
+                    (f.tcp.send_buffer as u64 + f.tcp.recv_buffer as u64)
+                        .min(w.saturating_mul(3000)),
+                )
                 .saturating_add(BYTES_PER_FLOW);
             if largest.as_ref().is_none_or(|l| w > l.2) {
                 largest = Some((format!("flow.{i}.app"), f.name.clone(), w));

@@ -49,7 +49,12 @@ pub fn fidelity(a: FidelityArgs) -> Result<()> {
     if let Some(n) = a.repetitions {
         sets.push(format!("repetitions={n}"));
     }
-    for (backend, dir) in [("sim", "sim"), ("emu", "kernel")] {
+    let sides: &[(&str, &str)] = if a.compare_only {
+        &[]
+    } else {
+        &[("sim", "sim"), ("emu", "kernel")]
+    };
+    for &(backend, dir) in sides {
         if !a.quiet {
             eprintln!(
                 "fidelity: running the {dir} side into {}",
@@ -138,6 +143,17 @@ pub struct Block {
     pub configuration: String,
     pub flow: String,
     pub rows: Vec<Row>,
+    /// Percentiles of application latency over the writes of all repetitions pooled
+    /// (from `latency_cdf.csv`): (quantile, simulator ms, kernel ms).
+    pub pooled: Vec<(f64, Option<f64>, Option<f64>)>,
+}
+
+/// Quantiles of the pooled rows.
+const POOLED: [f64; 5] = [0.5, 0.9, 0.99, 0.999, 1.0];
+
+/// The smallest latency whose cumulative fraction reaches `q`.
+fn quantile(points: &[(f64, f64)], q: f64) -> Option<f64> {
+    points.iter().find(|p| p.1 >= q - 1e-12).map(|p| p.0)
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -159,6 +175,24 @@ impl Report {
                 "| statistic | simulator (mean ± sd [min–max]) | kernel | difference | goal |"
             );
             let _ = writeln!(s, "|---|---|---|---|---|");
+            for (q, sv, kv) in &b.pooled {
+                let diff = match (sv, kv) {
+                    (Some(a), Some(k)) if *k != 0.0 => format!("{:+.1} %", (a - k) / k * 100.0),
+                    _ => "–".into(),
+                };
+                let show = |v: &Option<f64>| v.map_or("–".into(), num);
+                let name = if *q >= 1.0 {
+                    "max".to_string()
+                } else {
+                    format!("p{}", (q * 1000.0).round() / 10.0)
+                };
+                let _ = writeln!(
+                    s,
+                    "| app latency {name}, all runs pooled | {} | {} | {diff} | |",
+                    show(sv),
+                    show(kv)
+                );
+            }
             for r in &b.rows {
                 let diff = r
                     .relative_difference
@@ -186,6 +220,9 @@ impl Report {
 /// A run's key: its parameters (as JSON) and repetition.
 type RunKey = (String, u64);
 
+/// CDF points (latency ms, cumulative fraction) per (configuration, flow).
+type Cdfs = BTreeMap<(String, String), Vec<(f64, f64)>>;
+
 /// Per (configuration, flow): statistic → value per repetition.
 type Values = BTreeMap<(String, String), BTreeMap<String, BTreeMap<u64, f64>>>;
 
@@ -194,14 +231,19 @@ fn read_json(p: &Path) -> Result<Value> {
     serde_json::from_str(&text).with_context(|| format!("parsing {}", p.display()))
 }
 
+/// A configuration's label as `thinlab run` writes it (`latency_cdf.csv`, the tables):
+/// `key=value, key=value`, strings without quotes; `default` without parameters.
 fn label(params: &Value) -> String {
     match params.as_object() {
         Some(m) if !m.is_empty() => m
             .iter()
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| match v.as_str() {
+                Some(s) => format!("{k}={s}"),
+                None => format!("{k}={v}"),
+            })
             .collect::<Vec<_>>()
             .join(", "),
-        _ => "(base)".into(),
+        _ => "default".into(),
     }
 }
 
@@ -263,6 +305,7 @@ fn values(dir: &Path, kernel: bool) -> Result<Values> {
 pub fn compare(sim: &Path, kernel: &Path) -> Result<Report> {
     let s = values(sim, false)?;
     let k = values(kernel, true)?;
+    let (s_cdf, k_cdf) = (cdf_points(sim)?, cdf_points(kernel)?);
     let mut blocks = Vec::new();
     for (key, sim_stats) in &s {
         let Some(k_stats) = k.get(key) else { continue };
@@ -291,10 +334,21 @@ pub fn compare(sim: &Path, kernel: &Path) -> Result<Report> {
                 }
             })
             .collect();
+        let pooled = POOLED
+            .iter()
+            .map(|&q| {
+                let at = |c: &Cdfs| {
+                    c.get(&(normal(&key.0), key.1.clone()))
+                        .and_then(|p| quantile(p, q))
+                };
+                (q, at(&s_cdf), at(&k_cdf))
+            })
+            .collect();
         blocks.push(Block {
             configuration: key.0.clone(),
             flow: key.1.clone(),
             rows,
+            pooled,
         });
     }
     let emu = read_json(&kernel.join("emu.json"))?;
@@ -318,12 +372,20 @@ pub fn compare(sim: &Path, kernel: &Path) -> Result<Report> {
     })
 }
 
+/// A configuration label with its `key=value` parts in sorted order (summary.json sorts
+/// parameters by key, the CSV keeps the sweep's order).
+fn normal(label: &str) -> String {
+    let mut parts: Vec<&str> = label.split(", ").collect();
+    parts.sort_unstable();
+    parts.join(", ")
+}
+
 /// `latency_cdf.csv` points per (configuration, flow).
-fn cdf_points(dir: &Path) -> Result<BTreeMap<(String, String), Vec<(f64, f64)>>> {
+fn cdf_points(dir: &Path) -> Result<Cdfs> {
     let path = dir.join("latency_cdf.csv");
     let mut r =
         csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
-    let mut out: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
+    let mut out: Cdfs = BTreeMap::new();
     for rec in r.records() {
         let rec = rec?;
         let (Some(c), Some(f), Some(x), Some(y)) = (rec.get(0), rec.get(1), rec.get(2), rec.get(3))

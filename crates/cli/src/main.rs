@@ -11,7 +11,9 @@ mod emu_backend;
 mod error;
 mod estimate;
 mod fidelity;
+mod folder;
 mod health;
+mod interrupt;
 mod memguard;
 mod output;
 mod paths;
@@ -26,6 +28,10 @@ mod table;
 use thinlab_sim as sim;
 
 use clap::Parser;
+
+/// Large allocations are checked against the memory limits first ([`memguard`]).
+#[global_allocator]
+static ALLOC: memguard::Guarded = memguard::Guarded;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

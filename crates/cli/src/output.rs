@@ -26,6 +26,8 @@ struct Summary<'a> {
     version: &'a str,
     /// `--set` overrides applied to every run (an extension of the contract).
     overrides: serde_json::Map<String, serde_json::Value>,
+    /// False when the command was interrupted (Ctrl-C) before every run finished.
+    complete: bool,
     /// Serialized one run at a time straight into the file (a sweep of a million runs never
     /// holds its whole JSON text in memory).
     runs: Lazy<'a, RunJson<'a>>,
@@ -109,21 +111,28 @@ pub struct Results<'a> {
     pub overrides: &'a [(String, toml::Value)],
     pub configs: &'a [Config],
     pub runs: &'a [RunOutput],
+    /// Every planned run finished (false after Ctrl-C).
+    pub complete: bool,
 }
 
 impl Results<'_> {
     /// The flows of a configuration (from its first run): index and display name, the name
     /// suffixed with `#index` when several flows share it.
     pub fn flows_of(&self, config: usize) -> Vec<(usize, String)> {
-        let Some(run) = self.runs.iter().find(|r| r.config == config) else {
+        let Some(run) = self.config_runs(config).first() else {
             return Vec::new();
         };
         let names: Vec<&str> = run.flows.iter().map(|f| f.name.as_str()).collect();
+        let mut counts: std::collections::HashMap<&str, usize> =
+            std::collections::HashMap::with_capacity(names.len());
+        for n in &names {
+            *counts.entry(n).or_default() += 1;
+        }
         names
             .iter()
             .enumerate()
             .map(|(i, n)| {
-                let dup = names.iter().filter(|m| *m == n).count() > 1;
+                let dup = counts[n] > 1;
                 (
                     i,
                     if dup {
@@ -138,10 +147,18 @@ impl Results<'_> {
 
     /// The outputs of flow `flow` (by index) in every repetition of a configuration.
     pub fn flow_runs(&self, config: usize, flow: usize) -> impl Iterator<Item = &FlowOutput> {
-        self.runs
+        self.config_runs(config)
             .iter()
-            .filter(move |r| r.config == config)
             .filter_map(move |r| r.flows.get(flow))
+    }
+
+    /// The runs of one configuration. `runs` are in configuration order (job order, as
+    /// `runner::jobs` makes them), so they are found by binary search: linear time over a
+    /// sweep of a million configurations instead of quadratic.
+    pub fn config_runs(&self, config: usize) -> &[RunOutput] {
+        let lo = self.runs.partition_point(|r| r.config < config);
+        let hi = lo + self.runs[lo..].partition_point(|r| r.config <= config);
+        &self.runs[lo..hi]
     }
 
     /// Pooled application-latency samples of one (configuration, flow): the delivered
@@ -180,6 +197,7 @@ impl Results<'_> {
 
     /// Writes every result file into `dir` (created if missing).
     pub fn write(&self, dir: &Path) -> Result<()> {
+        debug_assert!(self.runs.windows(2).all(|w| w[0].config <= w[1].config));
         fs::create_dir_all(dir)
             .with_context(|| format!("creating the output directory {}", dir.display()))?;
         self.write_summary(&dir.join("summary.json"))?;
@@ -195,6 +213,7 @@ impl Results<'_> {
             scenario: self.scenario,
             version: env!("CARGO_PKG_VERSION"),
             overrides: json_map(self.overrides),
+            complete: self.complete,
             runs: Lazy(Box::new(move || {
                 Box::new(self.runs.iter().map(move |r| {
                     RunJson {

@@ -15,8 +15,17 @@ pub fn memory_limit() -> Option<u64> {
 
 /// `MemAvailable` of `/proc/meminfo`, bytes.
 pub fn mem_available() -> Option<u64> {
+    meminfo("MemAvailable:")
+}
+
+/// `MemTotal` of `/proc/meminfo`, bytes.
+pub fn mem_total() -> Option<u64> {
+    meminfo("MemTotal:")
+}
+
+fn meminfo(field: &str) -> Option<u64> {
     let text = fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let line = text.lines().find(|l| l.starts_with(field))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
 }

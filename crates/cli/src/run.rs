@@ -3,7 +3,7 @@
 //! configurations × repetitions in parallel, write the results and print the summary table.
 
 use crate::args::RunArgs;
-use crate::error::{BadInput, Incomplete};
+use crate::error::{BadInput, Incomplete, Interrupted};
 use crate::output::Results;
 use crate::paths::{parse_assignment, set_path};
 use crate::progress::Progress;
@@ -69,6 +69,13 @@ pub fn run(args: RunArgs) -> Result<()> {
     if backend == crate::emu_backend::Backend::Emu {
         return crate::emu_backend::run(&args, doc, &sets);
     }
+    #[allow(clippy::disallowed_methods)] // run.json reports the wall time
+    let started = std::time::Instant::now();
+    #[allow(clippy::disallowed_methods)] // run.json reports when the command started
+    let started_unix_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let resolved = toml::to_string(&doc).context("writing the resolved scenario as TOML")?;
     let fixed: Vec<String> = sets.iter().map(|(k, _)| k.clone()).collect();
     let prepared = prepare(doc, &fixed, &path.display().to_string())?;
     let out = args
@@ -92,14 +99,25 @@ pub fn run(args: RunArgs) -> Result<()> {
     if !args.force {
         crate::estimate::check(&estimate, crate::resources::memory_limit(), jobs.len())?;
     }
+    crate::folder::prepare(&out, &resolved, args.force)?;
+    crate::interrupt::install();
     let runs = execute(&prepared, &jobs, Some(threads), args.quiet)?;
+    let complete = runs.len() == jobs.len();
     let results = Results {
         scenario: &prepared.name,
         overrides: &sets,
         configs: &prepared.configs,
         runs: &runs,
+        complete,
     };
     results.write(&out)?;
+    crate::folder::write_resolved(&out, &resolved)?;
+    let mut info = crate::folder::RunInfo::new(started_unix_s);
+    info.wall_time_s = started.elapsed().as_secs_f64();
+    info.runs_finished = runs.len();
+    info.runs_planned = jobs.len();
+    info.complete = complete;
+    info.write(&out)?;
     let problems = crate::health::problems(&results);
     if !args.quiet {
         print!("{}", crate::table::render(&results, &problems));
@@ -108,6 +126,15 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     for line in crate::health::warnings(&results, &problems) {
         eprintln!("{line}");
+    }
+    if !complete {
+        return Err(Interrupted(format!(
+            "interrupted: {} of {} runs finished; their results are in {} (marked \"complete\": false)",
+            runs.len(),
+            jobs.len(),
+            out.display()
+        ))
+        .into());
     }
     if args.strict && !problems.is_empty() {
         return Err(Incomplete(format!(

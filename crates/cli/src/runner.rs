@@ -74,11 +74,18 @@ pub fn run_all(
         .num_threads(threads)
         .build()
         .context("starting the worker threads")?;
-    pool.install(|| {
+    // After Ctrl-C no new run starts; the finished ones are returned (fewer than `jobs`).
+    let runs: Vec<Option<RunOutput>> = pool.install(|| {
         jobs.par_iter()
-            .map(|job| run_one(&scenarios[job.config], job, progress))
-            .collect()
-    })
+            .map(|job| {
+                if crate::interrupt::interrupted() {
+                    return Ok(None);
+                }
+                run_one(&scenarios[job.config], job, progress).map(Some)
+            })
+            .collect::<Result<_>>()
+    })?;
+    Ok(runs.into_iter().flatten().collect())
 }
 
 fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOutput> {

@@ -66,6 +66,24 @@ pub(crate) fn validate_tcp(prefix: &str, t: Option<RawTcp>) -> Result<TcpConfig,
     if let Some(v) = t.sack {
         c.sack = v;
     }
+    if !c.sack {
+        // TLP and RACK need SACK (docs/scenarios.md): a list naming them is refused; a
+        // profile's default set loses them.
+        if let Some(ms) = &t.mechanisms {
+            if let Some(i) = ms.iter().position(|m| m == "tlp" || m == "rack") {
+                return Err(ScenarioError::invalid(
+                    format!("{prefix}.mechanisms.{i}"),
+                    format!("\"{}\"", ms[i]),
+                    format!(
+                        "mechanisms that work without SACK: \"{}\" needs `{prefix}.sack = true`",
+                        ms[i]
+                    ),
+                ));
+            }
+        }
+        c.mechanisms.tlp = false;
+        c.mechanisms.rack = false;
+    }
     if let Some(d) = t.delayed_ack.as_deref() {
         c.delayed_ack = named(
             key("delayed_ack"),

@@ -31,13 +31,15 @@ const PCAP_MAGICS: [[u8; 4]; 5] = [
 ];
 
 /// Largest trace file read (a pipe or a device such as `/dev/zero` is read up to this).
-pub const MAX_TRACE_BYTES: u64 = 1 << 30;
+pub const MAX_TRACE_BYTES: u64 = 256 << 20;
 
 /// The contents of `path`, refusing anything longer than `limit` bytes — also pipes and
-/// devices, which are read only that far.
+/// devices, which are read only that far, in chunks (the buffer never holds more than
+/// `limit + 1` bytes). Input that is neither a capture (by its magic number) nor text (it
+/// holds a NUL byte) is refused at its first chunk: `/dev/zero` costs one read.
 fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let f = std::fs::File::open(path)?;
+    let mut f = std::fs::File::open(path)?;
     let meta = f.metadata()?;
     if meta.is_dir() {
         return Err(std::io::Error::other("it is a directory"));
@@ -48,12 +50,34 @@ fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
             meta.len()
         )));
     }
-    let mut data = Vec::new();
-    f.take(limit + 1).read_to_end(&mut data)?;
-    if data.len() as u64 > limit {
-        return Err(std::io::Error::other(
-            "it holds more bytes than the limit (a pipe or a device that does not end?)",
-        ));
+    let cap = limit as usize + 1;
+    let mut data: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        let n = match f.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let is_capture = data.len() >= 4 && PCAP_MAGICS.iter().any(|m| data[..4] == *m)
+            || data.is_empty() && n >= 4 && PCAP_MAGICS.iter().any(|m| chunk[..4] == *m);
+        if !is_capture && chunk[..n].contains(&0) {
+            return Err(std::io::Error::other(
+                "it holds binary data that is neither a pcap/pcapng capture nor a CSV text",
+            ));
+        }
+        if data.len() + n > cap - 1 {
+            return Err(std::io::Error::other(
+                "it holds more bytes than the limit (a pipe or a device that does not end?)",
+            ));
+        }
+        if data.capacity() < data.len() + n {
+            // Doubling, but never past the limit.
+            let want = (data.len() + n).max(data.capacity() * 2).min(cap);
+            data.reserve_exact(want - data.len());
+        }
+        data.extend_from_slice(&chunk[..n]);
     }
     Ok(data)
 }

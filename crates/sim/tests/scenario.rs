@@ -739,3 +739,27 @@ app = { kind = "fixed", payload_bytes = 100, interval = "100ms" }
     );
     assert_err(v, "flow.1.name", &["\"game\"", "no other flow"]);
 }
+
+#[test]
+fn tlp_and_rack_without_sack_are_refused() {
+    for m in ["tlp", "rack"] {
+        let mut v = base();
+        set(&mut v, "flow.0.tcp.sack", toml::Value::Boolean(false));
+        set(
+            &mut v,
+            "flow.0.tcp.mechanisms",
+            toml::Value::Array(vec!["rdb".into(), m.into()]),
+        );
+        assert_err(v, "flow.0.tcp.mechanisms.1", &[m, "sack = true"]);
+    }
+    // The linux profile's default set simply loses them.
+    let mut v = base();
+    set(&mut v, "flow.0.tcp.sack", toml::Value::Boolean(false));
+    set(
+        &mut v,
+        "flow.0.tcp.profile",
+        toml::Value::String("linux".into()),
+    );
+    let s = Scenario::from_toml(v).unwrap();
+    assert!(!s.flows[0].tcp.mechanisms.tlp && !s.flows[0].tcp.mechanisms.rack);
+}

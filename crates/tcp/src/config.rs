@@ -190,6 +190,11 @@ pub struct TcpConfig {
     pub reduction_base: ReductionBase,
     /// How fast recovery reduces cwnd (`tcp.cwnd_reduction`).
     pub cwnd_reduction: CwndReduction,
+    /// The ACK that completes an active open leaves as a segment of its own, before any data
+    /// (Linux `tcp_rcv_synsent_state_process` → `tcp_send_ack`: the application's first
+    /// write can only follow `connect()` returning). Off: it rides on the first data segment
+    /// when the application writes at the same instant (config only).
+    pub handshake_ack_alone: bool,
     /// D-SACK (RFC 2883): report duplicates as a receiver; as a sender count them as spurious
     /// retransmissions, undo spurious recoveries and widen RACK's reordering window
     /// ([`crate::recovery::dsack`], [`crate::recovery::undo`]; `tcp.dsack`).
@@ -205,7 +210,7 @@ pub struct TcpConfig {
     /// 1 µs on modern Linux, which measures RTT in microseconds).
     pub clock_granularity: Duration,
     /// Kernel timer frequency: `Some(hz)` runs the timers on the Linux timer wheel and rounds
-    /// the RTO up to whole jiffies ([`crate::endpoint::timer_wheel`]); `None`: exact timers.
+    /// the RTO up to whole jiffies ([`crate::timer_wheel`]); `None`: exact timers.
     pub clock_hz: Option<u32>,
     pub delayed_ack: DelayedAckModel,
     /// The timer of the `FreeBsd6` delayed-ACK model (and the upper bound for `Linux`).
@@ -256,6 +261,7 @@ impl TcpConfig {
             cwnd_reduction: CwndReduction::Immediate,
             retrans_collapse: false,
             dsack: false,
+            handshake_ack_alone: false,
             rto_model: RtoModel::Linux,
             rto_min: ms(200),
             rto_initial: ms(3000),
@@ -319,6 +325,7 @@ impl TcpConfig {
                 cwnd_reduction: CwndReduction::Prr,
                 retrans_collapse: true,
                 dsack: true,
+                handshake_ack_alone: true,
                 clock_granularity: Duration::from_micros(1),
                 clock_hz: Some(250),
                 rto_initial: ms(1000),

@@ -4,7 +4,7 @@
 //! All byte ranges are unwrapped stream offsets `[start, end)` of *this endpoint's* outgoing
 //! stream (for `Sent`, `Acked`) or of the *peer's* stream (for `Arrived`, `Delivered`).
 
-use crate::endpoint::State;
+use crate::state::State;
 use crate::time::Instant;
 use std::time::Duration;
 

@@ -19,10 +19,13 @@ pub mod fuzzing;
 pub mod recovery;
 pub mod registry;
 pub mod rtt;
+pub mod send_queue;
 pub mod seq;
+pub mod state;
 pub mod stats;
 pub mod thin;
 pub mod time;
+pub mod timer_wheel;
 pub mod wire;
 
 pub use config::{

@@ -40,7 +40,7 @@
 //!   we follow the code: the result is a whole number of ticks either way.
 
 use crate::config::{RtoModel, TcpConfig};
-use crate::endpoint::timer_wheel::TimerWheel;
+use crate::timer_wheel::TimerWheel;
 use std::time::Duration;
 
 #[cfg(test)]

@@ -297,3 +297,29 @@ fn dsacks_of_data_never_retransmitted_are_ignored() {
     assert_eq!(ep.stats().dsacks, 0);
     assert_eq!(ep.stats().spurious_retransmissions, 0);
 }
+
+// ---------------------------------------------------------------------------------------
+// The handshake's final ACK
+
+#[test]
+fn the_handshake_ack_leaves_alone_before_a_write_made_at_the_same_instant() {
+    for alone in [true, false] {
+        let mut c = linux(CwndReduction::Prr);
+        c.handshake_ack_alone = alone;
+        let mut ep = thinlab_tcp::Endpoint::connect(ms(0), c, EP_PORT, PEER_PORT, EP_ISN);
+        let syn = drain(&mut ep, ms(0));
+        let p = Peer::new(syn[0].seq);
+        ep.handle_segment(ms(100), p.syn_ack(sack_opts(1000)));
+        ep.write(ms(100), &[1u8; 120]).unwrap();
+        let out = drain(&mut ep, ms(100));
+        if alone {
+            // as Linux: connect() returns after the ACK went out, then the write is sent
+            assert_eq!(out.len(), 2);
+            assert!(out[0].payload.is_empty() && out[0].flags.ack());
+            assert_data(&p, &out[1], 0, 120);
+        } else {
+            assert_eq!(out.len(), 1, "the ACK rides on the data");
+            assert_data(&p, &out[0], 0, 120);
+        }
+    }
+}

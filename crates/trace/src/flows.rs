@@ -45,6 +45,10 @@ use thinlab_tcp::event::{Event, SendKind};
 use thinlab_tcp::seq;
 use thinlab_tcp::Instant;
 
+/// A data segment identical to the previous one and captured at most this long after it is
+/// a duplicate made by the capture, not a retransmission.
+pub const DUPLICATE_WINDOW_NS: u64 = 1_000_000;
+
 /// A retransmission leaving at most this long after an incoming ACK is ACK-clocked (fast).
 pub const ACK_CLOCKED_WINDOW_NS: u64 = 1_000_000;
 
@@ -96,6 +100,15 @@ pub struct Extras {
     /// Data segments outstanding (sent, not cumulatively acknowledged) when a data segment is
     /// sent, including it. The statistics fields are counts, not milliseconds.
     pub packets_in_flight: LatencyStats,
+    /// Exact duplicates of the previous data segment (same sequence number, length,
+    /// acknowledgment, flags, window and timestamp option, captured within
+    /// [`DUPLICATE_WINDOW_NS`]): a capture artefact, not retransmissions, and left out of
+    /// every other count.
+    pub duplicates: u64,
+    /// Data segments starting above the highest byte sent before: bytes the sender capture
+    /// missed (it should see every byte the sender sends).
+    pub sequence_gaps: u64,
+    pub sequence_gap_bytes: u64,
     /// Connection seen from its SYN.
     pub syn_seen: bool,
     /// The data sender sent a FIN.
@@ -176,7 +189,49 @@ pub fn analyze(sender: &[TcpPacket], receiver: Option<&[TcpPacket]>) -> Vec<Conn
 pub struct Analyzer {
     index: HashMap<ConnKey, usize>,
     conns: Vec<Conn>,
+    /// Packets of connections beyond the first [`MAX_CONNECTIONS`], not analysed.
+    skipped_packets: u64,
+    pub timestamps: TimestampAnomalies,
 }
+
+/// Capture timestamps that cannot be right (a capture's clock or a corrupt file).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TimestampAnomalies {
+    /// Packets stamped before the previous packet of the file.
+    pub backwards: u64,
+    /// Gaps of more than [`TIMESTAMP_JUMP_NS`] between consecutive packets.
+    pub jumps: u64,
+    /// Packets stamped at 0 or after the year 2100.
+    pub absurd: u64,
+    last_ns: Option<u64>,
+}
+
+/// A gap between consecutive packets of a capture that is taken as a broken clock: one day.
+pub const TIMESTAMP_JUMP_NS: u64 = 86_400 * 1_000_000_000;
+
+impl TimestampAnomalies {
+    fn packet(&mut self, ts: u64) {
+        if ts == 0 || ts > 4_102_444_800 * 1_000_000_000 {
+            self.absurd += 1;
+        }
+        if let Some(last) = self.last_ns {
+            if ts < last {
+                self.backwards += 1;
+            } else if ts - last > TIMESTAMP_JUMP_NS {
+                self.jumps += 1;
+            }
+        }
+        self.last_ns = Some(ts);
+    }
+
+    pub fn any(&self) -> bool {
+        self.backwards + self.jumps + self.absurd > 0
+    }
+}
+
+/// Connections analysed per capture; the packets of later ones are counted, not analysed, so
+/// memory stays bounded whatever the capture (a SYN flood opens a connection per packet).
+pub const MAX_CONNECTIONS: usize = 100_000;
 
 struct Conn {
     key: ConnKey,
@@ -211,7 +266,30 @@ struct Dir {
     inflight_samples: Vec<f64>,
     data_packets: u64,
     retransmissions: u64,
+    /// The previous data segment: (time, seq, length, ack, flags, window, timestamp option).
+    last_data: Option<DataKey>,
+    duplicates: u64,
+    sequence_gaps: u64,
+    sequence_gap_bytes: u64,
     rec: FlowRecorder,
+}
+
+/// (capture time, what identifies the segment: seq, length, ack, flags, window, timestamps).
+type DataKey = (u64, (u32, u32, u32, u8, u16, Option<(u32, u32)>));
+
+fn data_key(p: &TcpPacket) -> DataKey {
+    let s = &p.seg;
+    (
+        p.ts_ns,
+        (
+            s.seq,
+            p.payload_len,
+            s.ack,
+            s.flags.0,
+            s.window,
+            s.options.timestamps,
+        ),
+    )
 }
 
 impl Dir {
@@ -234,6 +312,10 @@ impl Dir {
             inflight_samples: Vec::new(),
             data_packets: 0,
             retransmissions: 0,
+            last_data: None,
+            duplicates: 0,
+            sequence_gaps: 0,
+            sequence_gap_bytes: 0,
             rec: FlowRecorder::new(),
         }
     }
@@ -243,6 +325,17 @@ impl Dir {
         let at = Instant::from_nanos(p.ts_ns);
         let f = p.seg.flags;
         if endpoints(p).0 == self.sender {
+            if p.payload_len > 0 {
+                let key = data_key(p);
+                let dup = self.last_data.is_some_and(|last| {
+                    key.1 == last.1 && p.ts_ns.abs_diff(last.0) <= DUPLICATE_WINDOW_NS
+                });
+                self.last_data = Some(key);
+                if dup {
+                    self.duplicates += 1;
+                    return;
+                }
+            }
             self.payload += u64::from(p.payload_len);
             if self.u.is_none() && (f.syn() || p.payload_len > 0) {
                 // Offset 0: the byte after the sender's SYN, or the first data byte seen.
@@ -276,6 +369,10 @@ impl Dir {
             };
             self.fin_seen |= f.fin();
             self.data_packets += 1;
+            if start > self.highest && self.data_packets > 1 {
+                self.sequence_gaps += 1;
+                self.sequence_gap_bytes += start - self.highest;
+            }
             if let Some(prev) = self.last_data_at {
                 self.itt.push((p.ts_ns - prev.min(p.ts_ns)) as f64 / 1e6);
             }
@@ -370,10 +467,15 @@ impl Analyzer {
 
     /// The next packet of the sender capture, in file order.
     pub fn sender_packet(&mut self, p: &TcpPacket) {
+        self.timestamps.packet(p.ts_ns);
         let (s, d) = endpoints(p);
         let k = ConnKey::new(s, d);
         let n = match self.index.get(&k) {
             Some(&n) => n,
+            None if self.conns.len() >= MAX_CONNECTIONS => {
+                self.skipped_packets += 1;
+                return;
+            }
             None => {
                 self.index.insert(k, self.conns.len());
                 self.conns.push(Conn {
@@ -404,6 +506,11 @@ impl Analyzer {
     /// Connections seen so far.
     pub fn connections(&self) -> usize {
         self.conns.len()
+    }
+
+    /// Packets of connections beyond the first [`MAX_CONNECTIONS`] (not analysed).
+    pub fn skipped_packets(&self) -> u64 {
+        self.skipped_packets
     }
 
     /// End of the sender capture: picks each connection's data direction.
@@ -530,6 +637,9 @@ impl Picked {
         let mut extras = Extras {
             packets: self.packets,
             dupacks: d.dupacks,
+            duplicates: d.duplicates,
+            sequence_gaps: d.sequence_gaps,
+            sequence_gap_bytes: d.sequence_gap_bytes,
             syn_seen: d.syn_seen,
             fin_seen: d.fin_seen,
             ..Extras::default()

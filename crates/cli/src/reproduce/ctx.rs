@@ -89,6 +89,7 @@ impl Ctx {
             overrides: &[],
             configs: &prepared.configs,
             runs: &runs,
+            complete: true,
         };
         results.write_runs_csv(&dir.join("runs.csv"))?;
         Ok(Ran {

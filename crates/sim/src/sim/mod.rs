@@ -525,7 +525,8 @@ fn flow_status(fl: &FlowSim, stop: u64, drain_bound_hit: bool) -> (FlowStatus, O
         EndpointError::ClosedForSending => "closed".to_string(),
     };
     let late = fl.established_at.is_some_and(|t| t >= stop);
-    if undelivered == 0 && fl.pending == 0 && fl.source_started && !late {
+    if undelivered == 0 && fl.pending == 0 && fl.source_started && !(late && rec.writes.is_empty())
+    {
         // Every write delivered; a connection that died afterwards (say, its FIN never
         // acknowledged) lost nothing the application wrote.
         return (FlowStatus::Completed, None);

@@ -45,6 +45,13 @@ pub trait CongestionControl {
     fn on_exit_recovery(&mut self, _now: Instant) {}
     /// The retransmission timer expired: ssthresh from flight, cwnd to 1 (RFC 5681 §3.1).
     fn on_rto(&mut self, _now: Instant, _in_flight: u32) {}
+    /// A congestion signal without loss recovery (Linux CWR state: ECN, or a loss RDB's
+    /// redundancy already repaired): the multiplicative decrease of a loss, applied at once;
+    /// no retransmission follows. By default a recovery entered and left in one step.
+    fn on_cwr(&mut self, now: Instant, base: u32) {
+        self.on_enter_recovery(now, base);
+        self.on_exit_recovery(now);
+    }
     /// A reduction proved spurious (Linux `tcp_undo_cwnd_reduction` with
     /// `tcp_reno_undo_cwnd`): cwnd = max(cwnd, prior_cwnd), ssthresh = max(ssthresh,
     /// prior_ssthresh).
@@ -127,6 +134,9 @@ impl CongestionControl for Cc {
     }
     fn on_idle_restart(&mut self, now: Instant) {
         dispatch!(self, c => c.on_idle_restart(now))
+    }
+    fn on_cwr(&mut self, now: Instant, base: u32) {
+        dispatch!(self, c => c.on_cwr(now, base))
     }
     fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
         dispatch!(self, c => c.undo(prior_cwnd, prior_ssthresh))

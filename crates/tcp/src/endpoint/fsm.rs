@@ -132,6 +132,7 @@ impl Endpoint {
             };
             self.set_state(now, to);
             self.ack_now = true;
+            self.handshake_ack_pending = self.cfg.handshake_ack_alone;
         } else {
             // simultaneous open: answer with a SYN-ACK carrying our original ISS
             self.syn_pending = true;

@@ -32,9 +32,7 @@ mod rack_tlp_hooks;
 mod rdb_hooks;
 pub mod reassembly;
 pub mod select_window;
-pub mod send_queue;
 mod thin_hooks;
-pub mod timer_wheel;
 pub mod timers;
 
 use crate::cc::{Cc, CongestionControl};
@@ -42,6 +40,7 @@ use crate::config::TcpConfig;
 use crate::event::{DropReason, Event};
 use crate::recovery::{Phase, Recovery};
 use crate::rtt::{backed_off, RttEstimator};
+use crate::send_queue::SendQueue;
 use crate::stats::Stats;
 use crate::time::Instant;
 use crate::wire::{Segment, TcpOptions};
@@ -49,26 +48,11 @@ use bytes::Bytes;
 use delayed_ack::DelayedAck;
 use options::Negotiated;
 use reassembly::Reassembly;
-use send_queue::SendQueue;
 use std::collections::VecDeque;
 use std::time::Duration;
 use timers::{TimerKind, Timers};
 
-/// RFC 9293 connection states.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum State {
-    Closed,
-    Listen,
-    SynSent,
-    SynReceived,
-    Established,
-    FinWait1,
-    FinWait2,
-    CloseWait,
-    Closing,
-    LastAck,
-    TimeWait,
-}
+pub use crate::state::State;
 
 /// Misuse of the API (never produced by network input).
 #[derive(Clone, Copy, Debug, thiserror::Error, PartialEq, Eq)]
@@ -130,6 +114,8 @@ pub struct Endpoint {
     last_ack_sent: u64,
     /// A duplicate to report as the first SACK block of the next segment (RFC 2883).
     dsack_block: Option<(u64, u64)>,
+    /// The handshake's final ACK must leave alone (`TcpConfig::handshake_ack_alone`).
+    handshake_ack_pending: bool,
 
     // --- machinery
     rtt: RttEstimator,
@@ -180,6 +166,7 @@ impl Endpoint {
             rcv_wnd: 0,
             ack_now: false,
             dsack_block: None,
+            handshake_ack_pending: false,
             delack: DelayedAck::new(cfg.delayed_ack, cfg.delayed_ack_timeout, cfg.mss),
             ts_recent: 0,
             last_ack_sent: 0,
@@ -189,7 +176,7 @@ impl Endpoint {
             retries: 0,
             cc: Cc::new(&cfg),
             rec: Recovery::new(&cfg),
-            timers: Timers::new(cfg.clock_hz.map(timer_wheel::TimerWheel::new)),
+            timers: Timers::new(cfg.clock_hz.map(crate::timer_wheel::TimerWheel::new)),
             thin: thin_hooks::ThinState::default(),
             rack_tlp: rack_tlp_hooks::RackTlpState::default(),
             events: VecDeque::new(),

@@ -53,6 +53,9 @@ impl Endpoint {
             // only ACKs (replies to unacceptable segments) until our SYN is acknowledged
             return self.ack_now.then(|| self.pure_ack(now));
         }
+        if std::mem::take(&mut self.handshake_ack_pending) && self.ack_now {
+            return Some(self.pure_ack(now));
+        }
         if let Some(s) = self.send_tlp_probe(now) {
             return Some(s); // RFC 8985 §7 loss probe (rack_tlp_hooks.rs)
         }

@@ -253,8 +253,7 @@ impl Endpoint {
             return;
         }
         let base = self.rec.reduction_base(&self.cc, in_flight);
-        self.cc.on_enter_recovery(now, base);
-        self.cc.on_exit_recovery(now);
+        self.cc.on_cwr(now, base);
         self.thin.rdb.cwr_high = Some(self.snd.nxt);
         self.thin.rdb.cwr_events += 1;
     }

@@ -4,8 +4,8 @@
 //! armed with a timeout from now ([`Timers::arm`]); with a [`TimerWheel`] (`tcp.clock_hz`) the
 //! deadline is where the Linux timer wheel would run the timer, else exactly `now + timeout`.
 
-use super::timer_wheel::TimerWheel;
 use crate::time::Instant;
+use crate::timer_wheel::TimerWheel;
 use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

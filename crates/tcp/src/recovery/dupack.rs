@@ -52,7 +52,7 @@ pub struct Thresholds {
 
 pub fn thresholds(i: &ThreshInput) -> Thresholds {
     let standard = if i.mechanisms.thin_dupack {
-        thin_dupack::dupthresh(i.thin)
+        thin_dupack::dupthresh(i.thin, DEFAULT_DUPTHRESH)
     } else {
         DEFAULT_DUPTHRESH
     };

@@ -33,8 +33,8 @@ pub mod undo;
 
 use crate::cc::{Cc, CongestionControl};
 use crate::config::{CwndReduction, ReductionBase, TcpConfig};
-use crate::endpoint::send_queue::SendQueue;
 use crate::event::SendKind;
+use crate::send_queue::SendQueue;
 use crate::time::Instant;
 use prr::{Prr, PrrAck};
 use undo::Undo;

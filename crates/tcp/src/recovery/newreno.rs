@@ -7,7 +7,7 @@
 //! when the head was sent before recovery began and is not SACKed (the RFC 6675 IsLost rule
 //! alone would leave a second hole with fewer than dupthresh SACKed segments above it to RTO).
 
-use crate::endpoint::send_queue::SendQueue;
+use crate::send_queue::SendQueue;
 
 /// The head segment is to be retransmitted on a partial ACK: returns true if it was marked.
 pub fn on_partial_ack(q: &mut SendQueue, recover: u64) -> bool {

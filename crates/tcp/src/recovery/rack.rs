@@ -24,7 +24,7 @@
 //! A lost retransmission is detected the same way (its latest transmission time is older than
 //! RACK's segment), so it is retransmitted again without waiting for the RTO.
 
-use crate::endpoint::send_queue::SendQueue;
+use crate::send_queue::SendQueue;
 use crate::time::Instant;
 use std::time::Duration;
 

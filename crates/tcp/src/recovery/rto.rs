@@ -16,7 +16,7 @@
 //! On expiry: all un-SACKed segments are marked lost (the queue is resent go-back-N as the
 //! congestion window reopens, each marked `SendKind::Rto`), the first is resent at once.
 
-use crate::endpoint::send_queue::AckedSummary;
+use crate::send_queue::AckedSummary;
 use crate::time::Instant;
 use std::time::Duration;
 

@@ -12,7 +12,7 @@
 //! (lost segments first, then new data, both while pipe < cwnd); rules (3) and (4) (rescue
 //! retransmission) are replaced by the NewReno partial-ACK rule (`newreno.rs`).
 
-use crate::endpoint::send_queue::SendQueue;
+use crate::send_queue::SendQueue;
 
 /// Mark every queued segment fully covered by one of `blocks` (stream offsets, `[l, r)`).
 /// Returns how many segments became SACKed.

@@ -14,17 +14,15 @@
 //! Invariant: while thin, dupthresh = 1; otherwise the RFC 5681 value 3. It only decides when
 //! an episode *starts* (Open phase); loss marking inside recovery keeps dupthresh 3.
 
-use super::dupack::DEFAULT_DUPTHRESH;
-
 /// Duplicate ACKs that start fast retransmit while thin.
 pub const THIN_DUPTHRESH: u32 = 1;
 
-/// dupthresh under thin dupACK.
-pub fn dupthresh(thin: bool) -> u32 {
+/// dupthresh under thin dupACK: 1 while thin, else `standard` (RFC 5681's 3).
+pub fn dupthresh(thin: bool, standard: u32) -> u32 {
     if thin {
         THIN_DUPTHRESH
     } else {
-        DEFAULT_DUPTHRESH
+        standard
     }
 }
 
@@ -32,7 +30,7 @@ pub fn dupthresh(thin: bool) -> u32 {
 mod tests {
     #[test]
     fn one_when_thin_else_three() {
-        assert_eq!(super::dupthresh(true), 1);
-        assert_eq!(super::dupthresh(false), 3);
+        assert_eq!(super::dupthresh(true, 3), 1);
+        assert_eq!(super::dupthresh(false, 3), 3);
     }
 }

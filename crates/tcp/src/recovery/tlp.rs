@@ -58,7 +58,7 @@ pub fn pto_duration(srtt: Option<Duration>, packets_out: u32) -> Duration {
 /// to whole jiffies, plus `TCP_RTO_MIN` with one segment outstanding, else 2 jiffies
 /// (`TCP_TIMEOUT_MIN`).
 pub fn pto_jiffies(
-    w: &crate::endpoint::timer_wheel::TimerWheel,
+    w: &crate::timer_wheel::TimerWheel,
     srtt: Option<Duration>,
     packets_out: u32,
 ) -> Duration {

@@ -479,7 +479,13 @@ fn causes_sum_to_retransmissions_and_probes_count_both_kinds() {
     let m = flow_metrics(&recs, Duration::from_secs(1));
     let c = &m.retransmissions_by_cause;
     assert_eq!((c.rack, c.er_threshold, c.tlp, c.fast), (1, 1, 1, 1));
-    assert_eq!(c.rto + c.fast + c.rack + c.early + c.er_threshold + c.tlp, m.retransmissions);
+    assert_eq!(
+        c.rto + c.fast + c.rack + c.early + c.er_threshold + c.tlp,
+        m.retransmissions
+    );
     assert_eq!(m.retransmissions, 4);
-    assert_eq!(m.tlp_probes, 2, "a probe of new data and a retransmitting probe");
+    assert_eq!(
+        m.tlp_probes, 2,
+        "a probe of new data and a retransmitting probe"
+    );
 }
