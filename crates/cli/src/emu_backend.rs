@@ -220,6 +220,10 @@ pub fn run(args: &RunArgs, mut doc: toml::Value, sets: &[(String, toml::Value)])
                 out.display()
             )
         };
+        if matches!(e, EmuError::Interrupted) {
+            // Ctrl-C: exit code 130, as under the simulator.
+            return Err(crate::error::Interrupted(format!("interrupted{kept}")).into());
+        }
         return Err(emu_error(e)).with_context(|| format!("emulated run{kept}"));
     }
     if !args.quiet {

@@ -227,8 +227,13 @@ fn ctrl_c_keeps_finished_runs_and_leaves_no_namespace() {
     // SAFETY: kill(2) on our own child.
     unsafe { libc_kill(child.id() as i32, 2) };
     let o = child.wait_with_output().unwrap();
-    assert!(!o.status.success());
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 of 2 runs finished"),
+        "{}",
+        stderr(&o)
+    );
     assert!(seen.len() >= 3, "namespaces of both runs seen: {seen:?}");
     for i in &seen {
         assert!(
