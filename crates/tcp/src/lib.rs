@@ -12,6 +12,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod cwnd_validation;
 pub mod endpoint;
 pub mod event;
 #[doc(hidden)]

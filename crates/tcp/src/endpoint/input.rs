@@ -164,8 +164,8 @@ impl Endpoint {
             .map(|(_, e)| e);
         self.dsack_after_ack(t, undo_before, ecr, prior_delivered);
         if acked_new && phase_before != Phase::Recovery && t != Transition::EnteredRecovery {
-            self.cc
-                .on_ack(now, summary.segments, in_flight_before, ca_sample);
+            let flight = self.flight_for_growth(in_flight_before);
+            self.cc.on_ack(now, summary.segments, flight, ca_sample);
         }
         // RDB patch: hidden loss → CWR; RDB adaptive: loss signals and the allowance
         let hole = dup || (self.neg.sack && !seg.options.sack_blocks.is_empty());
@@ -199,6 +199,20 @@ impl Endpoint {
             self.on_fin_acked(now);
         }
         true
+    }
+
+    /// The flight the congestion controller judges "cwnd-limited" by: the flight before the
+    /// ACK, or, with `cwnd_limited_window`, cwnd when the window was in use and less otherwise.
+    fn flight_for_growth(&self, in_flight_before: u32) -> u32 {
+        if !self.cfg.cwnd_limited_window {
+            return in_flight_before;
+        }
+        let cwnd = self.cc.cwnd();
+        if self.cwnd_usage.may_grow(cwnd, cwnd < self.cc.ssthresh()) {
+            cwnd.max(in_flight_before)
+        } else {
+            in_flight_before.min(cwnd.saturating_sub(1))
+        }
     }
 
     /// Text of an acceptable segment in a state that receives data.

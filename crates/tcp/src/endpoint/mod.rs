@@ -116,6 +116,8 @@ pub struct Endpoint {
     dsack_block: Option<(u64, u64)>,
     /// The handshake's final ACK must leave alone (`TcpConfig::handshake_ack_alone`).
     handshake_ack_pending: bool,
+    /// Whether the window is in use (`TcpConfig::cwnd_limited_window`).
+    cwnd_usage: crate::cwnd_validation::CwndUsage,
 
     // --- machinery
     rtt: RttEstimator,
@@ -167,6 +169,7 @@ impl Endpoint {
             ack_now: false,
             dsack_block: None,
             handshake_ack_pending: false,
+            cwnd_usage: Default::default(),
             delack: DelayedAck::new(cfg.delayed_ack, cfg.delayed_ack_timeout, cfg.mss),
             ts_recent: 0,
             last_ack_sent: 0,
