@@ -458,6 +458,7 @@ fn play(
             ctx.drain_deadline,
             ctx.abort,
             &mut out.spans,
+            &mut out.report.tcp_info_samples,
         )
     } else {
         kernel_app::receive(

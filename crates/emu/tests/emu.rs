@@ -66,6 +66,21 @@ fn lossless_stream_latency_is_the_one_way_delay() {
         "the congestion control read back"
     );
     assert_eq!(f.sender.cc_used.as_deref(), Some("cubic"));
+    // TCP_INFO sampled every 100 ms while the sender waits: ~10 samples in 1 s, the
+    // smoothed RTT the path's 40 ms once measured.
+    let samples = &f.sender.tcp_info_samples;
+    assert!(
+        (5..=12).contains(&samples.len()),
+        "{} samples",
+        samples.len()
+    );
+    let (_, last) = samples.last().unwrap();
+    assert!(
+        (39.0..45.0).contains(&last.srtt_ms),
+        "srtt {}",
+        last.srtt_ms
+    );
+    assert!(samples.windows(2).all(|w| w[1].0 > w[0].0));
     assert!(r.report.lateness.count > 0);
 }
 
