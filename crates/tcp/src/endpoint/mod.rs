@@ -538,7 +538,17 @@ impl Endpoint {
                     self.stats.frozen_time += now - t;
                 }
                 self.retries += 1;
+                let losses_before = self.snd.losses();
                 self.rec.on_rto(&mut self.snd, &mut self.cc, now);
+                let marked = (self.snd.losses() - losses_before) as u32;
+                let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
+                use crate::event::RecoveryEvent as R;
+                for what in [
+                    R::LossMarked { segments: marked },
+                    R::Reduction { cwnd, ssthresh },
+                ] {
+                    self.events.push_back(Event::Recovery { at: now, what });
+                }
                 // exponential backoff, or linear timeouts while thin (thin_hooks.rs)
                 self.rto_backoff_after_expiry();
                 self.events.push_back(Event::RtoFired {
