@@ -30,9 +30,9 @@ pub enum Backend {
     Emu,
 }
 
-/// Takes `backend` and every `flow.N.tcp.stack` out of the document (the simulator's schema
-/// does not know them); `--backend` wins over the file. `tcp.stack` is emu-only and only
-/// "kernel" runs so far.
+/// Takes `backend` out of the document (the simulator's schema does not know it);
+/// `--backend` wins over the file. `flow.N.tcp.stack` is emu-only: refused under the
+/// simulator; the emu backend takes it out itself ("kernel" or "thinlab").
 pub fn take_backend(doc: &mut toml::Value, flag: Option<&str>) -> Result<Backend, BadInput> {
     let table = doc
         .as_table_mut()
@@ -55,36 +55,60 @@ pub fn take_backend(doc: &mut toml::Value, flag: Option<&str>) -> Result<Backend
             )))
         }
     };
-    if let Some(flows) = table.get_mut("flow").and_then(|f| f.as_array_mut()) {
-        for (i, f) in flows.iter_mut().enumerate() {
-            let Some(tcp) = f.get_mut("tcp").and_then(|t| t.as_table_mut()) else {
-                continue;
-            };
-            let Some(stack) = tcp.remove("stack") else {
-                continue;
-            };
-            let key = format!("flow.{i}.tcp.stack");
-            match (stack.as_str(), backend) {
-                (Some("kernel"), Backend::Emu) => {}
-                (Some("thinlab"), Backend::Emu) => {
-                    return Err(BadInput::new(format!(
-                        "{key} = \"thinlab\": not implemented yet (the emu backend runs the kernel's TCP: \"kernel\")"
-                    )))
-                }
-                (Some("kernel" | "thinlab"), Backend::Sim) => {
-                    return Err(BadInput::new(format!(
-                        "{key} = {stack}: only with backend \"emu\" (the simulator always runs thinlab's TCP)"
-                    )))
-                }
-                _ => {
-                    return Err(BadInput::new(format!(
-                        "{key} = {stack}: expected \"kernel\" or \"thinlab\""
-                    )))
-                }
-            }
+    if backend == Backend::Sim {
+        if let Some((i, stack)) = stacks(doc).into_iter().find(|(_, s)| s.is_some()) {
+            return Err(BadInput::new(format!(
+                "flow.{i}.tcp.stack = {}: only with backend \"emu\" (the simulator always runs thinlab's TCP)",
+                stack.unwrap_or_default()
+            )));
         }
     }
     Ok(backend)
+}
+
+/// Each flow's `tcp.stack` value, if set (as TOML text).
+fn stacks(doc: &toml::Value) -> Vec<(usize, Option<String>)> {
+    doc.get("flow")
+        .and_then(|f| f.as_array())
+        .map_or(Vec::new(), |flows| {
+            flows
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    (
+                        i,
+                        f.get("tcp")
+                            .and_then(|t| t.get("stack"))
+                            .map(|s| s.to_string()),
+                    )
+                })
+                .collect()
+        })
+}
+
+/// Takes every `flow.N.tcp.stack` out of the document: `true` where it is "thinlab".
+fn take_stacks(doc: &mut toml::Value) -> Result<Vec<bool>, BadInput> {
+    let mut out = Vec::new();
+    let Some(flows) = doc.get_mut("flow").and_then(|f| f.as_array_mut()) else {
+        return Ok(out);
+    };
+    for (i, f) in flows.iter_mut().enumerate() {
+        let stack = f
+            .get_mut("tcp")
+            .and_then(|t| t.as_table_mut())
+            .and_then(|t| t.remove("stack"));
+        out.push(match stack.as_ref().map(|s| s.as_str()) {
+            None | Some(Some("kernel")) => false,
+            Some(Some("thinlab")) => true,
+            _ => {
+                return Err(BadInput::new(format!(
+                    "flow.{i}.tcp.stack = {}: expected \"kernel\" or \"thinlab\"",
+                    stack.map(|s| s.to_string()).unwrap_or_default()
+                )))
+            }
+        });
+    }
+    Ok(out)
 }
 
 fn emu_error(e: EmuError) -> anyhow::Error {
@@ -96,19 +120,27 @@ fn emu_error(e: EmuError) -> anyhow::Error {
 }
 
 /// Runs every configuration × repetition of `doc` in real time and writes the results.
-pub fn run(args: &RunArgs, doc: toml::Value, sets: &[(String, toml::Value)]) -> Result<()> {
+pub fn run(args: &RunArgs, mut doc: toml::Value, sets: &[(String, toml::Value)]) -> Result<()> {
+    let thinlab_flows = take_stacks(&mut doc)?;
     let fixed: Vec<String> = sets.iter().map(|(k, _)| k.clone()).collect();
     let origin = args.scenario.display().to_string();
     let mut base = doc.clone();
     let configs = expand(&take_sweep(&mut base, &fixed)?);
     for c in &configs {
-        thinlab_emu::support::check_doc(&c.apply(&base)?).map_err(emu_error)?;
+        thinlab_emu::support::check_doc(&c.apply(&base)?, &thinlab_flows).map_err(emu_error)?;
     }
     let prepared = prepare(doc, &fixed, &origin)?;
     for s in &prepared.scenarios {
-        thinlab_emu::support::resolve(s).map_err(emu_error)?;
+        thinlab_emu::support::resolve(s, &thinlab_flows).map_err(emu_error)?;
     }
     thinlab_emu::preflight().map_err(emu_error)?;
+    let leftovers = thinlab_emu::netns::leftovers();
+    if !leftovers.is_empty() {
+        eprintln!(
+            "warning: /run/netns holds {} (not made by thinlab, whose namespaces vanish with it; left alone)",
+            leftovers.join(", ")
+        );
+    }
     let out = args
         .out
         .clone()
@@ -118,14 +150,17 @@ pub fn run(args: &RunArgs, doc: toml::Value, sets: &[(String, toml::Value)]) -> 
         .iter()
         .map(|j| prepared.scenarios[j.config].duration)
         .sum();
-    let progress = Progress::new(total, jobs.len(), args.quiet);
+    let progress = Progress::with_clock(total, jobs.len(), args.quiet, "real time");
     let abort = thinlab_emu::signal::interrupt_flag();
     let mut runs = Vec::new();
     let mut reports = Vec::new();
     let mut failure = None;
     for job in &jobs {
         let s = &prepared.scenarios[job.config];
-        let mut opts = thinlab_emu::Options::default();
+        let mut opts = thinlab_emu::Options {
+            thinlab_flows: thinlab_flows.clone(),
+            ..Default::default()
+        };
         if args.capture || s.flows.iter().any(|f| f.capture) {
             let label = clean_name(&prepared.configs[job.config].label());
             opts.capture_dir = Some(
@@ -185,12 +220,16 @@ pub fn run(args: &RunArgs, doc: toml::Value, sets: &[(String, toml::Value)]) -> 
                 out.display()
             )
         };
+        if matches!(e, EmuError::Interrupted) {
+            // Ctrl-C: exit code 130, as under the simulator.
+            return Err(crate::error::Interrupted(format!("interrupted{kept}")).into());
+        }
         return Err(emu_error(e)).with_context(|| format!("emulated run{kept}"));
     }
     if !args.quiet {
         let plural = if runs.len() == 1 { "" } else { "s" };
         println!(
-            "{} emulated run{plural} (real time, kernel TCP); results in {}",
+            "{} emulated run{plural} (real time); results in {}",
             runs.len(),
             out.display()
         );
@@ -225,11 +264,16 @@ fn outputs(
     let flows = r
         .flows
         .iter()
-        .map(|f| FlowOutput {
-            name: f.name.clone(),
-            metrics: flow_metrics(&f.records, f.duration),
-            app_latency_ms: latency_samples_ms(&f.records, Milestone::App, Origin::Write),
-            app_censored_ms: censored_samples_ms(&f.records, Milestone::App, Origin::Write),
+        .map(|f| {
+            let mut metrics = flow_metrics(&f.records, f.duration);
+            metrics.status = f.status;
+            metrics.status_reason = f.status_reason.clone();
+            FlowOutput {
+                name: f.name.clone(),
+                metrics,
+                app_latency_ms: latency_samples_ms(&f.records, Milestone::App, Origin::Write),
+                app_censored_ms: censored_samples_ms(&f.records, Milestone::App, Origin::Write),
+            }
         })
         .collect();
     let output = RunOutput {
@@ -239,7 +283,10 @@ fn outputs(
         flows,
         end_time_s: r.end_time.as_secs_f64(),
         events_processed: 0,
-        drain_bound_hit: r.flows.iter().any(|f| !f.completed),
+        drain_bound_hit: r
+            .flows
+            .iter()
+            .any(|f| f.status == thinlab_trace::FlowStatus::DrainBoundHit),
         dropped_loss: r.drops.loss_forward + r.drops.loss_reverse,
         dropped_queue: r.drops.queue_forward + r.drops.queue_reverse + r.drops.queue_access,
         sim_wall_s: wall_s,

@@ -17,6 +17,11 @@ pub struct Progress {
 impl Progress {
     /// `total` is the summed simulated duration of all runs.
     pub fn new(total: Duration, runs_total: usize, quiet: bool) -> Self {
+        Self::with_clock(total, runs_total, quiet, "simulated")
+    }
+
+    /// Like [`Progress::new`], naming the clock the bar counts (`"real time"` for emulated runs).
+    pub fn with_clock(total: Duration, runs_total: usize, quiet: bool, clock: &str) -> Self {
         let visible = !quiet && std::io::stderr().is_terminal();
         let bar = ProgressBar::with_draw_target(
             Some(total.as_millis().max(1) as u64),
@@ -26,9 +31,9 @@ impl Progress {
                 ProgressDrawTarget::hidden()
             },
         );
-        let style = ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {wide_bar} {percent:>3}% simulated, {msg} (eta {eta})",
-        )
+        let style = ProgressStyle::with_template(&format!(
+            "{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{percent:>3}}% {clock}, {{msg}} (eta {{eta}})"
+        ))
         .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
         if visible {

@@ -84,6 +84,13 @@ fn keys_emu_cannot_honour_exit_2_naming_the_key() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("flow.0.tcp.stack"), "{}", stderr(&o));
+    let s = write(
+        d.path(),
+        &SCENARIO.replace("stack = \"kernel\"", "stack = \"lwip\""),
+    );
+    let o = thinlab(&["run", &s, "--quiet"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("flow.0.tcp.stack"), "{}", stderr(&o));
 }
 
 #[test]
@@ -220,8 +227,13 @@ fn ctrl_c_keeps_finished_runs_and_leaves_no_namespace() {
     // SAFETY: kill(2) on our own child.
     unsafe { libc_kill(child.id() as i32, 2) };
     let o = child.wait_with_output().unwrap();
-    assert!(!o.status.success());
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 of 2 runs finished"),
+        "{}",
+        stderr(&o)
+    );
     assert!(seen.len() >= 3, "namespaces of both runs seen: {seen:?}");
     for i in &seen {
         assert!(

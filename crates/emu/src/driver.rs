@@ -18,12 +18,12 @@ use crate::error::EmuError;
 use crate::kernel_app::{self, SocketReport};
 use crate::netns::{leftovers, read_sysctl, write_sysctl, Netns};
 use crate::records::{self, AppLogs, Span};
-use crate::stats::Lateness;
+pub use crate::report::{DropCountsJson, FlowOutcome, FlowReport, RunOutcome, RunReport};
 use crate::support::{self, SocketSettings};
 use crate::sys::{is_root, Clock};
 use crate::tcp_info::NetCounters;
+use crate::thinlab_app::GATEWAY_ADDR;
 use crate::tun::Tun;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4};
@@ -34,11 +34,8 @@ use std::time::Duration;
 use thinlab_sim::app::Source;
 use thinlab_sim::path::Paths;
 use thinlab_sim::rng::{stream, Component};
-use thinlab_sim::{Direction, DropCounts, Flow, Scenario};
-use thinlab_trace::FlowRecords;
-
-/// SCHED_FIFO priority of the application threads (below the emulator's forwarding thread).
-const APP_FIFO_PRIORITY: i32 = 40;
+use thinlab_sim::{Direction, Flow, Scenario};
+use thinlab_trace::status::FlowStatus;
 
 pub const CLIENT_ADDR: Ipv4Addr = Ipv4Addr::new(10, 200, 0, 1);
 pub const SERVER_ADDR: Ipv4Addr = Ipv4Addr::new(10, 200, 0, 2);
@@ -56,6 +53,8 @@ pub struct Options {
     pub spin_us: u64,
     /// Ask for SCHED_FIFO for the emulator thread.
     pub sched_fifo: bool,
+    /// `true` at the index of a flow whose sender is thinlab's TCP (`tcp.stack = "thinlab"`).
+    pub thinlab_flows: Vec<bool>,
 }
 
 impl Default for Options {
@@ -65,88 +64,9 @@ impl Default for Options {
             capture_all: false,
             spin_us: 50,
             sched_fifo: true,
+            thinlab_flows: Vec::new(),
         }
     }
-}
-
-/// One flow's outcome, in the simulator's terms.
-#[derive(Clone, Debug)]
-pub struct FlowOutcome {
-    pub name: String,
-    pub records: FlowRecords,
-    /// Active time for goodput (as the simulator defines it).
-    pub duration: Duration,
-    pub completed: bool,
-    pub dropped_loss: u64,
-    pub dropped_queue: u64,
-}
-
-/// What an emulated run measured besides the records (`emu.json`).
-#[derive(Clone, Debug, Serialize)]
-pub struct RunReport {
-    pub seed: u64,
-    /// `uname -r` of the kernel whose TCP ran.
-    pub kernel: String,
-    /// Delivery lateness of the emulator against the path model.
-    pub lateness: Lateness,
-    pub sched_fifo: bool,
-    /// Why SCHED_FIFO was not used, if it was not.
-    pub sched_fifo_error: Option<String>,
-    pub spin_us: u64,
-    /// The TCP sysctls of the namespaces, read back after setting them.
-    pub sysctls: BTreeMap<String, String>,
-    pub flows: Vec<FlowReport>,
-    /// TCP counters of each namespace at the end.
-    pub client_netstat: Option<NetCounters>,
-    pub server_netstat: Option<NetCounters>,
-    pub drops: DropCountsJson,
-    /// Packets written into a TUN device by the emulator.
-    pub packets_delivered: u64,
-    /// Packets read that belong to no flow (not forwarded).
-    pub packets_ignored: u64,
-    /// Inodes of the two namespaces (both gone when the run returns).
-    pub netns_inodes: [u64; 2],
-    /// Names under /run/netns with thinlab's prefix (left by something else; not touched).
-    pub leftovers: Vec<String>,
-    pub end_time_s: f64,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct FlowReport {
-    pub name: String,
-    /// The socket that sent the data and the one that received it.
-    pub sender: SocketReport,
-    pub receiver: SocketReport,
-}
-
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct DropCountsJson {
-    pub loss_forward: u64,
-    pub loss_reverse: u64,
-    pub queue_forward: u64,
-    pub queue_reverse: u64,
-    pub queue_access: u64,
-}
-
-impl From<DropCounts> for DropCountsJson {
-    fn from(d: DropCounts) -> Self {
-        DropCountsJson {
-            loss_forward: d.loss_forward,
-            loss_reverse: d.loss_reverse,
-            queue_forward: d.queue_forward,
-            queue_reverse: d.queue_reverse,
-            queue_access: d.queue_access,
-        }
-    }
-}
-
-/// An emulated run's results.
-#[derive(Clone, Debug)]
-pub struct RunOutcome {
-    pub flows: Vec<FlowOutcome>,
-    pub end_time: Duration,
-    pub report: RunReport,
-    pub drops: DropCounts,
 }
 
 /// Checks what the backend needs: root, /dev/net/tun, network namespaces.
@@ -174,6 +94,20 @@ struct Side {
     report: SocketReport,
     connect: Option<u64>,
     spans: Vec<Span>,
+    /// The connection was established on this side.
+    established: bool,
+    /// Why this side's connection failed (the flow's status reason), if it did.
+    failure: Option<String>,
+}
+
+/// A failure of one flow's connection (not of the run): recorded as the flow's status
+/// reason; an abort (Ctrl-C, another thread's error) stays an error.
+fn soft(out: &mut Side, what: &str, e: io::Error) -> Result<(), EmuError> {
+    if e.kind() == io::ErrorKind::Interrupted {
+        return Err(EmuError::Interrupted);
+    }
+    out.failure.get_or_insert(format!("{what}: {e}"));
+    Ok(())
 }
 
 struct Ctx<'a> {
@@ -182,6 +116,19 @@ struct Ctx<'a> {
     clock: Clock,
     drain_deadline: u64,
     abort: &'a AtomicBool,
+    /// Run the application threads under SCHED_FIFO (below the emulator).
+    fifo: bool,
+}
+
+/// SCHED_FIFO priority of the application threads (the emulator's is higher).
+const APP_FIFO_PRIORITY: i32 = 40;
+
+/// Puts an application thread under SCHED_FIFO if asked (best effort: a machine that refuses
+/// it still runs, with the scheduling noise `emu.json`'s `sched_fifo_error` explains).
+fn app_priority(ctx: &Ctx) {
+    if ctx.fifo {
+        let _ = crate::sys::sched_fifo(APP_FIFO_PRIORITY);
+    }
 }
 
 fn kernel_release() -> String {
@@ -204,7 +151,9 @@ pub fn run(
     progress: &mut dyn FnMut(Duration),
 ) -> Result<RunOutcome, EmuError> {
     preflight()?;
-    let (socks, ns_settings) = support::resolve(s)?;
+    let (socks, ns_settings) = support::resolve(s, &opts.thinlab_flows)?;
+    let thinlab = |i: usize| opts.thinlab_flows.get(i) == Some(&true);
+    let any_thinlab = (0..s.flows.len()).any(thinlab);
     let hosts = [
         Netns::create().map_err(EmuError::NoNetns)?,
         Netns::create().map_err(EmuError::NoNetns)?,
@@ -212,9 +161,25 @@ pub fn run(
     let tuns = [
         Tun::create(&hosts[0], "tl-c", CLIENT_ADDR, 24)
             .map_err(EmuError::setup("TUN device tl-c"))?,
-        Tun::create(&hosts[1], "tl-s", SERVER_ADDR, 24)
-            .map_err(EmuError::setup("TUN device tl-s"))?,
+        // A /16 on the server reaches the thinlab host (10.200.1.2) behind the client too.
+        Tun::create(
+            &hosts[1],
+            "tl-s",
+            SERVER_ADDR,
+            if any_thinlab { 16 } else { 24 },
+        )
+        .map_err(EmuError::setup("TUN device tl-s"))?,
     ];
+    let tun_t = if any_thinlab {
+        let t = Tun::create(&hosts[0], "tl-t", GATEWAY_ADDR, 24)
+            .map_err(EmuError::setup("TUN device tl-t"))?;
+        hosts[0]
+            .run(|| write_sysctl("net/ipv4/ip_forward", "1"))
+            .map_err(EmuError::setup("forwarding in the client namespace"))?;
+        Some(t)
+    } else {
+        None
+    };
     let wanted = ns_settings.sysctls();
     let mut sysctls = BTreeMap::new();
     for h in &hosts {
@@ -265,7 +230,8 @@ pub fn run(
             sched_fifo: opts.sched_fifo,
         },
         stop.clone(),
-    );
+    )
+    .map_err(EmuError::setup("the emulator thread"))?;
     let flow_abort = AtomicBool::new(false);
     let ctx = Ctx {
         s,
@@ -273,6 +239,7 @@ pub fn run(
         clock,
         drain_deadline: (s.duration + drain_bound(s)).as_nanos() as u64,
         abort: &flow_abort,
+        fifo: opts.sched_fifo,
     };
     let errors: Vec<Option<EmuError>> = std::thread::scope(|sc| {
         let handles: Vec<_> = sides
@@ -282,17 +249,13 @@ pub fn run(
             .map(|(i, (sd, l))| {
                 let [c, sv] = sd;
                 let (ctx, hosts, socks) = (&ctx, &hosts, &socks);
-                // The applications run real-time too (below the emulator): a write's or a
-                // read's timestamp must not wait behind other processes on a loaded machine.
+                let thinlab_tun = tun_t.as_ref().filter(|_| thinlab(i));
                 [
-                    sc.spawn(move || {
-                        let _ = crate::sys::sched_fifo(APP_FIFO_PRIORITY);
-                        client(ctx, i, &hosts[0], &socks[i], c)
+                    sc.spawn(move || match thinlab_tun {
+                        Some(t) => thinlab_client(ctx, i, t, c),
+                        None => client(ctx, i, &hosts[0], &socks[i], c),
                     }),
-                    sc.spawn(move || {
-                        let _ = crate::sys::sched_fifo(APP_FIFO_PRIORITY);
-                        server(ctx, i, &hosts[1], l, sv)
-                    }),
+                    sc.spawn(move || server(ctx, i, &hosts[1], l, sv)),
                 ]
             })
             .collect();
@@ -346,13 +309,32 @@ pub fn run(
         } else {
             (sv, c)
         };
+        // The client opens the connection: its side says whether it was established.
+        let established = if sender_side(f) == 0 {
+            snd.established
+        } else {
+            rcv.established
+        };
+        let failure = snd.failure.clone().or(rcv.failure.clone());
         let logs = AppLogs {
             connect: snd.connect.or(rcv.connect),
             writes: snd.spans,
             reads: rcv.spans,
             finite: f.app.is_finite(),
         };
-        let rec = records::build(&logs, &report.events[i], sender_side(f) as u8);
+        let mut rec = records::build(&logs, &report.events[i], sender_side(f) as u8);
+        if let Some(t) = &snd.report.thinlab {
+            // The endpoint knows why it retransmitted: exact counts instead of the wire's guess.
+            let p = &mut rec.packets;
+            p.retrans_rto = t.retransmissions_rto;
+            p.retrans_fast = t.retransmissions_fast;
+            p.retrans_early = t.retransmissions_early;
+            p.retrans_tlp = t.retransmissions_tlp;
+            p.retrans_rack = t.retransmissions_rack;
+            p.retrans_er_threshold = t.retransmissions_er_threshold;
+            p.rto_events = t.rto_events;
+            p.spurious_retransmissions = t.spurious_retransmissions;
+        }
         let start = f.start.as_nanos() as u64;
         let active = if f.app.is_finite() {
             rec.last_delivery
@@ -362,6 +344,7 @@ pub fn run(
             (s.duration.as_nanos() as u64).saturating_sub(start)
         };
         let (dropped_loss, dropped_queue) = report.flow_drops[i];
+        let (status, status_reason) = flow_status(&rec, established, failure);
         flows.push(FlowOutcome {
             name: f.name.clone(),
             completed: rec
@@ -372,6 +355,8 @@ pub fn run(
             duration: Duration::from_nanos(active),
             dropped_loss,
             dropped_queue,
+            status,
+            status_reason,
         });
         flow_reports.push(FlowReport {
             name: f.name.clone(),
@@ -402,6 +387,28 @@ pub fn run(
             end_time_s: end as f64 / 1e9,
         },
     })
+}
+
+/// How a flow ended, as the simulator says it (`thinlab_trace::status`).
+fn flow_status(
+    rec: &thinlab_trace::FlowRecords,
+    established: bool,
+    failure: Option<String>,
+) -> (FlowStatus, Option<String>) {
+    if established && rec.writes.iter().all(|w| w.app.is_some()) {
+        return (FlowStatus::Completed, None);
+    }
+    if !established {
+        let why = failure.unwrap_or_else(|| "the handshake never completed".into());
+        return (FlowStatus::NeverEstablished, Some(why));
+    }
+    match failure {
+        Some(f) => (FlowStatus::Aborted, Some(f)),
+        None => (
+            FlowStatus::DrainBoundHit,
+            Some("the drain bound ended the run with data undelivered".into()),
+        ),
+    }
 }
 
 /// The host that sends the flow's data: 0 client, 1 server.
@@ -451,8 +458,8 @@ fn play(
             ctx.drain_deadline,
             ctx.abort,
             &mut out.spans,
+            &mut out.report.tcp_info_samples,
         )
-        .map_err(app_err(ctx, i, "sending"))?
     } else {
         kernel_app::receive(
             st,
@@ -461,9 +468,18 @@ fn play(
             ctx.abort,
             &mut out.spans,
         )
-        .map_err(app_err(ctx, i, "receiving"))?
     };
-    out.report.tcp_info = info;
+    match info {
+        Ok(info) => out.report.tcp_info = info,
+        Err(e) => {
+            let what = if sender_side(f) == side {
+                "sending"
+            } else {
+                "receiving"
+            };
+            return soft(out, what, e);
+        }
+    }
     Ok(())
 }
 
@@ -474,6 +490,7 @@ fn client(
     k: &SocketSettings,
     out: &mut Side,
 ) -> Result<(), EmuError> {
+    app_priority(ctx);
     ns.enter()
         .map_err(app_err(ctx, i, "entering the client namespace"))?;
     let start = ctx.s.flows[i].start.as_nanos() as u64;
@@ -487,12 +504,64 @@ fn client(
     let fd = kernel_app::socket().map_err(app_err(ctx, i, "creating the client socket"))?;
     kernel_app::configure(&fd, k, &mut out.report);
     out.connect = Some(ctx.clock.now());
-    let mut st = kernel_app::connect(fd, server_addr(i), ctx.abort).map_err(app_err(
-        ctx,
-        i,
-        "connecting",
-    ))?;
+    let mut st = match kernel_app::connect(
+        fd,
+        server_addr(i),
+        &ctx.clock,
+        ctx.drain_deadline,
+        ctx.abort,
+    ) {
+        Ok(st) => st,
+        Err(e) => return soft(out, "connecting", e),
+    };
+    out.established = true;
     play(ctx, i, 0, &mut st, out)
+}
+
+/// The client side of a `tcp.stack = "thinlab"` flow: thinlab's endpoint over `tl-t`.
+fn thinlab_client(ctx: &Ctx, i: usize, tun: &Tun, out: &mut Side) -> Result<(), EmuError> {
+    app_priority(ctx);
+    let f = &ctx.s.flows[i];
+    let start = f.start.as_nanos() as u64;
+    while ctx.clock.now() + 20_000_000 < start {
+        if ctx.abort.load(Ordering::Relaxed) {
+            return Err(EmuError::Interrupted);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    ctx.clock.sleep_until(start);
+    // As the simulator: the listener's ISN is drawn first, the cc seed from stream 1.
+    let mut isn_rng = stream(ctx.seed, Component::Isn(i as u32));
+    let mut cc_rng = isn_rng.clone();
+    cc_rng.set_stream(1);
+    let mut config = f.tcp.clone();
+    config.cc_seed = rand::Rng::gen(&mut cc_rng);
+    let _listener_isn: u32 = rand::Rng::gen(&mut isn_rng);
+    let sender = crate::thinlab_app::Sender {
+        tun,
+        config,
+        local_port: 32768 + i as u16,
+        remote: (SERVER_ADDR, crate::packet::BASE_PORT + i as u16),
+        isn: rand::Rng::gen(&mut isn_rng),
+        clock: ctx.clock,
+        drain_deadline: ctx.drain_deadline,
+        abort: ctx.abort,
+    };
+    let stop = ctx.s.duration.as_nanos() as u64;
+    let source = Source::new(
+        f.app.clone(),
+        stream(ctx.seed, Component::App(i as u32)),
+        stop,
+    );
+    let (connect, report) =
+        sender
+            .run(source, &mut out.spans)
+            .map_err(app_err(ctx, i, "thinlab sender"))?;
+    out.connect = Some(connect);
+    out.report.cc_requested = report.cc.clone();
+    out.report.cc_used = Some(format!("thinlab:{}", report.cc));
+    out.report.thinlab = Some(report);
+    Ok(())
 }
 
 fn server(
@@ -502,16 +571,60 @@ fn server(
     l: &std::net::TcpListener,
     out: &mut Side,
 ) -> Result<(), EmuError> {
+    app_priority(ctx);
     ns.enter()
         .map_err(app_err(ctx, i, "entering the server namespace"))?;
-    let mut st = kernel_app::accept(
+    let mut st = match kernel_app::accept(
         l,
         &ctx.clock,
         ctx.drain_deadline,
         ctx.abort,
         &mut out.report,
-    )
-    .map_err(app_err(ctx, i, "accepting"))?;
+    ) {
+        Ok(st) => st,
+        Err(e) => return soft(out, "accepting", e),
+    };
+    out.established = true;
     out.connect = Some(ctx.clock.now());
     play(ctx, i, 1, &mut st, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thinlab_tcp::Instant;
+    use thinlab_trace::{FlowRecorder, FlowStatus};
+
+    #[test]
+    fn flow_status_follows_the_simulators_rules() {
+        let mut r = FlowRecorder::new();
+        r.on_write(Instant::from_nanos(0), 0, 10);
+        let undelivered = r.finish();
+        let mut r = FlowRecorder::new();
+        r.on_write(Instant::from_nanos(0), 0, 10);
+        r.on_receiver_event(&thinlab_tcp::Event::Delivered {
+            at: Instant::from_nanos(5),
+            start: 0,
+            end: 10,
+        });
+        let delivered = r.finish();
+        assert_eq!(flow_status(&delivered, true, None).0, FlowStatus::Completed);
+        // A connection that failed after every write was delivered lost nothing.
+        assert_eq!(
+            flow_status(&delivered, true, Some("x".into())).0,
+            FlowStatus::Completed
+        );
+        let empty = FlowRecorder::new().finish();
+        let (s, why) = flow_status(&empty, false, None);
+        assert_eq!(s, FlowStatus::NeverEstablished);
+        assert_eq!(why.as_deref(), Some("the handshake never completed"));
+        assert_eq!(
+            flow_status(&undelivered, true, Some("sending: reset".into())),
+            (FlowStatus::Aborted, Some("sending: reset".into()))
+        );
+        assert_eq!(
+            flow_status(&undelivered, true, None).0,
+            FlowStatus::DrainBoundHit
+        );
+    }
 }

@@ -117,7 +117,10 @@ struct Emulator {
 }
 
 /// Starts the emulator thread; it runs until `stop` is set.
-pub fn spawn(s: Setup, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Result<Report, EmuError>> {
+pub fn spawn(
+    s: Setup,
+    stop: Arc<AtomicBool>,
+) -> io::Result<std::thread::JoinHandle<Result<Report, EmuError>>> {
     std::thread::Builder::new()
         .name("tl-emulator".into())
         .spawn(move || {
@@ -153,7 +156,6 @@ pub fn spawn(s: Setup, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Result<
                 capture_error: e.capture_error,
             })
         })
-        .expect("spawning the emulator thread")
 }
 
 impl Emulator {

@@ -21,6 +21,8 @@ use thinlab_sim::app::Source;
 
 const TCP_THIN_LINEAR_TIMEOUTS: i32 = 16;
 const POLL: Duration = Duration::from_millis(20);
+/// How often the data sender's `TCP_INFO` is sampled (while its application waits).
+pub const SAMPLE_EVERY: Duration = Duration::from_millis(100);
 static ZEROS: [u8; 64 * 1024] = [0; 64 * 1024];
 
 /// What was asked of a socket and what the kernel reports it runs.
@@ -36,6 +38,13 @@ pub struct SocketReport {
     pub mss: Option<i32>,
     /// `TCP_INFO` when the flow ended.
     pub tcp_info: Option<TcpInfo>,
+    /// The data sender's `TCP_INFO` every [`SAMPLE_EVERY`] while its application waits
+    /// between writes: (run time s, sample).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tcp_info_samples: Vec<(f64, TcpInfo)>,
+    /// `tcp.stack = "thinlab"`: the endpoint's own figures (then no kernel socket sent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinlab: Option<crate::thinlab_app::ThinlabReport>,
 }
 
 fn aborted(abort: &AtomicBool) -> io::Result<()> {
@@ -172,8 +181,15 @@ pub fn accept(
 }
 
 /// Connects `fd` (configured, in the client's namespace) to `addr`; blocking, as an
-/// application's connect() is, but checking `abort` every 20 ms.
-pub fn connect(fd: OwnedFd, addr: SocketAddrV4, abort: &AtomicBool) -> io::Result<TcpStream> {
+/// application's connect() is, but checking `abort` every 20 ms and giving up at run time
+/// `deadline`.
+pub fn connect(
+    fd: OwnedFd,
+    addr: SocketAddrV4,
+    clock: &Clock,
+    deadline: u64,
+    abort: &AtomicBool,
+) -> io::Result<TcpStream> {
     let sa = sockaddr(addr);
     let raw = fd.as_raw_fd();
     // SAFETY: fcntl on our own descriptor.
@@ -199,6 +215,12 @@ pub fn connect(fd: OwnedFd, addr: SocketAddrV4, abort: &AtomicBool) -> io::Resul
         }
         loop {
             aborted(abort)?;
+            if clock.now() > deadline {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the handshake had not completed at the drain bound",
+                ));
+            }
             let mut p = libc::pollfd {
                 fd: raw,
                 events: libc::POLLOUT,
@@ -253,8 +275,20 @@ pub fn send(
     drain_deadline: u64,
     abort: &AtomicBool,
     writes: &mut Vec<Span>,
+    samples: &mut Vec<(f64, TcpInfo)>,
 ) -> io::Result<Option<TcpInfo>> {
     s.set_write_timeout(Some(POLL))?;
+    let every = SAMPLE_EVERY.as_nanos() as u64;
+    let mut next_sample = 0u64;
+    let fd = s.as_raw_fd();
+    let mut sample = |now: u64| {
+        if now >= next_sample {
+            if let Ok(i) = TcpInfo::of(fd) {
+                samples.push((now as f64 / 1e9, i));
+            }
+            next_sample = now - now % every + every;
+        }
+    };
     let mut issued = 0u64;
     let mut pending = Vec::new();
     let mut next = source.start(clock.now(), &mut |b| pending.push(b));
@@ -291,6 +325,7 @@ pub fn send(
         let Some(t) = next else { break };
         while clock.now() + POLL.as_nanos() as u64 <= t {
             aborted(abort)?;
+            sample(clock.now());
             std::thread::sleep(POLL);
         }
         clock.sleep_until(t);

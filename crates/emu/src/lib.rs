@@ -14,7 +14,9 @@
 //! - [`kernel_app`]: the applications on kernel sockets (the simulator's traffic sources);
 //! - [`records`]: the logs merged into the same delivery records as the simulator's;
 //! - [`support`]: which scenario keys map onto kernel settings; [`tcp_info`]: what the kernel
-//!   reports; [`capture`]: pcap files at both ends; [`driver`]: one run, setup to teardown.
+//!   reports; [`capture`]: pcap files at both ends; [`driver`]: one run, setup to teardown,
+//!   returning a [`report`];
+//! - [`thinlab_app`]: `tcp.stack = "thinlab"`, thinlab's endpoint over its own TUN device.
 
 pub mod capture;
 pub mod driver;
@@ -24,11 +26,13 @@ pub mod kernel_app;
 pub mod netns;
 pub mod packet;
 pub mod records;
+pub mod report;
 pub mod signal;
 pub mod stats;
 pub mod support;
 pub mod sys;
 pub mod tcp_info;
+pub mod thinlab_app;
 pub mod tun;
 
 pub use driver::{drain_bound, preflight, run, FlowOutcome, Options, RunOutcome, RunReport};

@@ -74,7 +74,7 @@ impl NsSettings {
 /// Refuses keys of the raw scenario document (after sweep expansion) that the kernel cannot
 /// be told: anything in a flow's `tcp` table but `TCP_KEYS`, and `delayed_ack` other than
 /// "linux".
-pub fn check_doc(doc: &toml::Value) -> Result<(), EmuError> {
+pub fn check_doc(doc: &toml::Value, thinlab: &[bool]) -> Result<(), EmuError> {
     let Some(flows) = doc.get("flow").and_then(|f| f.as_array()) else {
         return Ok(());
     };
@@ -82,6 +82,9 @@ pub fn check_doc(doc: &toml::Value) -> Result<(), EmuError> {
         let Some(tcp) = f.get("tcp").and_then(|t| t.as_table()) else {
             continue;
         };
+        if thinlab.get(i) == Some(&true) {
+            continue; // thinlab's endpoint honours every key
+        }
         for (k, v) in tcp {
             if TCP_KEYS.contains(&k.as_str()) {
                 continue;
@@ -108,13 +111,42 @@ pub fn check_doc(doc: &toml::Value) -> Result<(), EmuError> {
 }
 
 /// The kernel settings of every flow and of the namespaces.
-pub fn resolve(s: &Scenario) -> Result<(Vec<SocketSettings>, NsSettings), EmuError> {
+/// Flows in `thinlab` (true at their index) send with thinlab's endpoint: at most one, data
+/// from the client (`direction = "forward"`); only their receiver is a kernel socket.
+pub fn resolve(
+    s: &Scenario,
+    thinlab: &[bool],
+) -> Result<(Vec<SocketSettings>, NsSettings), EmuError> {
     let mut socks = Vec::new();
     let mut ns: Option<(usize, NsSettings)> = None;
+    if thinlab.iter().filter(|&&t| t).count() > 1 {
+        let i = thinlab.iter().rposition(|&t| t).unwrap_or(0);
+        return Err(EmuError::unsupported(
+            format!("flow.{i}.tcp.stack"),
+            "\"thinlab\"",
+            "one flow at most may use thinlab's TCP in an emulated run",
+        ));
+    }
     for (i, f) in s.flows.iter().enumerate() {
         let c = &f.tcp;
         let m = &c.mechanisms;
         let key = format!("flow.{i}.tcp.mechanisms");
+        if thinlab.get(i) == Some(&true) {
+            if f.direction != thinlab_sim::Direction::Forward {
+                return Err(EmuError::unsupported(
+                    format!("flow.{i}.direction"),
+                    "\"reverse\"",
+                    "with tcp.stack = \"thinlab\" the client (thinlab) sends the data",
+                ));
+            }
+            socks.push(SocketSettings {
+                cc: "cubic".into(),
+                nodelay: c.nodelay,
+                linear_timeouts: false,
+                mss: c.mss,
+            });
+            continue;
+        }
         for (on, name) in [
             (m.rdb, "rdb"),
             (m.thin_dupack, "thin-dupack"),
@@ -166,9 +198,16 @@ pub fn resolve(s: &Scenario) -> Result<(Vec<SocketSettings>, NsSettings), EmuErr
             }
         }
     }
-    let mut ns = ns
-        .map(|(_, n)| n)
-        .ok_or_else(|| EmuError::unsupported("flow", "(none)", "at least one flow"))?;
+    let mut ns = match ns {
+        Some((_, n)) => n,
+        // Only a thinlab sender: the kernel receiver gets its flow's sack setting.
+        None => NsSettings {
+            sack: s.flows.first().is_none_or(|f| f.tcp.sack),
+            tlp: false,
+            rack: false,
+            thin_linear_timeouts: false,
+        },
+    };
     // The socket option does it per flow; the sysctl only if every flow asks.
     ns.thin_linear_timeouts = socks.iter().all(|s| s.linear_timeouts);
     Ok((socks, ns))
@@ -178,23 +217,27 @@ pub fn resolve(s: &Scenario) -> Result<(Vec<SocketSettings>, NsSettings), EmuErr
 mod tests {
     use super::*;
 
+    fn check_doc_(d: &toml::Value) -> Result<(), EmuError> {
+        check_doc(d, &[])
+    }
+
     fn doc(tcp: &str) -> toml::Value {
         toml::from_str(&format!("[[flow]]\ntcp = {{ {tcp} }}\n")).unwrap()
     }
 
     #[test]
     fn keys_the_kernel_cannot_be_told_are_named() {
-        assert!(check_doc(&doc(
+        assert!(check_doc_(&doc(
             r#"profile = "linux", nodelay = true, mechanisms = ["tlp"]"#
         ))
         .is_ok());
-        assert!(check_doc(&doc(r#"delayed_ack = "linux", cwnd_reduction = "prr""#)).is_ok());
+        assert!(check_doc_(&doc(r#"delayed_ack = "linux", cwnd_reduction = "prr""#)).is_ok());
         for (tcp, key) in [
             (r#"rto_min = "10ms""#, "flow.0.tcp.rto_min"),
             (r#"delayed_ack = "off""#, "flow.0.tcp.delayed_ack"),
             (r#"send_buffer = 1000"#, "flow.0.tcp.send_buffer"),
         ] {
-            match check_doc(&doc(tcp)) {
+            match check_doc_(&doc(tcp)) {
                 Err(EmuError::Unsupported { key: k, .. }) => assert_eq!(k, key),
                 other => panic!("{tcp}: {other:?}"),
             }
@@ -209,10 +252,10 @@ mod tests {
             ))
             .unwrap()
         };
-        let (socks, ns) = resolve(&s(r#"["linear-timeouts", "tlp"]"#)).unwrap();
+        let (socks, ns) = resolve(&s(r#"["linear-timeouts", "tlp"]"#), &[]).unwrap();
         assert_eq!(socks[0].cc, "cubic");
         assert!(socks[0].linear_timeouts && ns.tlp && !ns.rack && ns.thin_linear_timeouts);
-        match resolve(&s(r#"["rdb"]"#)) {
+        match resolve(&s(r#"["rdb"]"#), &[]) {
             Err(EmuError::Unsupported { key, value, .. }) => {
                 assert_eq!(
                     (key.as_str(), value.as_str()),

@@ -66,6 +66,21 @@ fn lossless_stream_latency_is_the_one_way_delay() {
         "the congestion control read back"
     );
     assert_eq!(f.sender.cc_used.as_deref(), Some("cubic"));
+    // TCP_INFO sampled every 100 ms while the sender waits: ~10 samples in 1 s, the
+    // smoothed RTT the path's 40 ms once measured.
+    let samples = &f.sender.tcp_info_samples;
+    assert!(
+        (5..=12).contains(&samples.len()),
+        "{} samples",
+        samples.len()
+    );
+    let (_, last) = samples.last().unwrap();
+    assert!(
+        (39.0..45.0).contains(&last.srtt_ms),
+        "srtt {}",
+        last.srtt_ms
+    );
+    assert!(samples.windows(2).all(|w| w[1].0 > w[0].0));
     assert!(r.report.lateness.count > 0);
 }
 
@@ -105,13 +120,20 @@ fn lost_segment_is_recovered_by_the_kernels_rto() {
         .expect("tcp_info")
         .rto_ms;
     assert!((200.0..=1100.0).contains(&rto), "kernel RTO {rto} ms");
-    // Latency of the lost write ≈ RTO + one-way delay (timer granularity: a few ms).
+    // Latency of the lost write = the RTO armed when it was sent + one-way delay, the RTO
+    // timer firing late by up to a timer-wheel bucket (32 ms at HZ 250).
+    // `tcpi_rto` read at the end may be smaller than the RTO armed then (fewer RTT samples).
     let l = lat[1];
     assert!(
-        l >= 20.0 + 200.0 && (l - (rto + 20.0)).abs() <= 15.0,
+        l >= 20.0 + 200.0 && l <= 20.0 + rto + 80.0,
         "lost write's latency {l} ms, RTO {rto} ms + 20 ms"
     );
-    assert!((lat[0] - 20.0).abs() <= 1.0 && (lat[2] - 20.0).abs() <= 1.0);
+    // The other writes take the one-way delay (a loaded machine may defer the receiving
+    // softirq by a few ms).
+    assert!(
+        (lat[0] - 20.0).abs() <= 5.0 && (lat[2] - 20.0).abs() <= 5.0,
+        "{lat:?}"
+    );
 }
 
 #[test]
@@ -186,4 +208,89 @@ fn emulator_is_punctual_at_1000_packets_per_second() {
         w.len(),
         lat.len()
     );
+}
+
+fn emulate_thinlab(toml: &str, seed: u64) -> RunOutcome {
+    let s = Scenario::from_toml_str(toml).expect("scenario");
+    let abort = AtomicBool::new(false);
+    let opts = Options {
+        thinlab_flows: vec![true],
+        ..Options::default()
+    };
+    run(&s, seed, &opts, &abort, &mut |_| {}).expect("emulated run")
+}
+
+#[test]
+fn thinlab_stack_over_tun_against_a_kernel_receiver() {
+    if !can_run("thinlab_stack_over_tun_against_a_kernel_receiver") {
+        return;
+    }
+    // thinlab's endpoint sends, the kernel receives. Forward packet 4 (a data segment) is
+    // lost; the `linux-2.6.22` profile has no TLP, and 600 ms gaps give no dupACKs: the
+    // endpoint's RTO (≥ 200 ms + SRTT) recovers it.
+    let r = emulate_thinlab(
+        r#"
+        name = "thinlab"
+        duration = "1.5s"
+        [network]
+        rtt = "40ms"
+        bandwidth = "100Mbit"
+        [network.forward.loss]
+        model = "positions"
+        positions = [4]
+        [[flow]]
+        app = { kind = "fixed", payload_bytes = 100, interval = "600ms" }
+    "#,
+        2,
+    );
+    let lat = app_latencies(&r);
+    assert_eq!(lat.len(), 3, "{lat:?}");
+    let f = &r.report.flows[0];
+    let t = f.sender.thinlab.as_ref().expect("thinlab's report");
+    assert_eq!(t.retransmissions_rto, 1, "{t:?}");
+    assert_eq!(r.flows[0].records.packets.retrans_rto, 1);
+    assert!(
+        f.receiver.tcp_info.is_some(),
+        "the receiver is a kernel socket"
+    );
+    // One write waits for the RTO; the others take the one-way delay (+ the client
+    // namespace's forwarding, well under 2 ms).
+    let late: Vec<f64> = lat.iter().copied().filter(|&l| l > 22.0).collect();
+    assert_eq!(late.len(), 1, "{lat:?}");
+    assert!(
+        late[0] >= 220.0 && late[0] <= 20.0 + t.rto_ms.max(200.0) + 60.0,
+        "{lat:?} {t:?}"
+    );
+    assert!(lat.iter().all(|&l| l >= 20.0), "{lat:?}");
+}
+
+#[test]
+fn bulk_transfer_runs_at_the_bottleneck_rate() {
+    if !can_run("bulk_transfer_runs_at_the_bottleneck_rate") {
+        return;
+    }
+    // 400 kB through a 10 Mbit/s bottleneck (queue of 50 packets): ≥ 0.32 s of serialisation,
+    // so goodput cannot beat the rate, and a kernel sender should get most of it.
+    let r = emulate(
+        r#"
+        name = "bulk"
+        duration = "1s"
+        [network]
+        rtt = "10ms"
+        bandwidth = "10Mbit"
+        queue_packets = 50
+        [[flow]]
+        app = { kind = "bulk", bytes = 400000 }
+        tcp = { profile = "linux" }
+    "#,
+        1,
+    );
+    let f = &r.flows[0];
+    assert!(f.completed);
+    assert_eq!(f.records.bytes_delivered, 400_000);
+    let m = thinlab_trace::flow_metrics(&f.records, f.duration);
+    let goodput = m.goodput_bps.expect("goodput");
+    assert!((5e6..=10e6).contains(&goodput), "goodput {goodput} bit/s");
+    let links = &r.report.drops;
+    println!("bulk: goodput {goodput:.0} bit/s, drops {links:?}");
 }

@@ -192,6 +192,10 @@ pub struct TcpConfig {
     pub reduction_base: ReductionBase,
     /// How fast recovery reduces cwnd (`tcp.cwnd_reduction`).
     pub cwnd_reduction: CwndReduction,
+    /// An ACK may grow cwnd if its window of data was cwnd-limited at any transmission (Linux
+    /// ≥ 4.x `tcp_cwnd_validate` / `tcp_is_cwnd_limited`, [`crate::cwnd_validation`]); off:
+    /// only if the flight before the ACK reached cwnd (Linux 2.6.22). Config only.
+    pub cwnd_limited_window: bool,
     /// The ACK that completes an active open leaves as a segment of its own, before any data
     /// (Linux `tcp_rcv_synsent_state_process` → `tcp_send_ack`: the application's first
     /// write can only follow `connect()` returning). Off: it rides on the first data segment
@@ -264,6 +268,7 @@ impl TcpConfig {
             retrans_collapse: false,
             dsack: false,
             handshake_ack_alone: false,
+            cwnd_limited_window: false,
             rto_model: RtoModel::Linux,
             rto_min: ms(200),
             rto_initial: ms(3000),
@@ -328,6 +333,7 @@ impl TcpConfig {
                 retrans_collapse: true,
                 dsack: true,
                 handshake_ack_alone: true,
+                cwnd_limited_window: true,
                 clock_granularity: Duration::from_micros(1),
                 clock_hz: Some(250),
                 rto_initial: ms(1000),

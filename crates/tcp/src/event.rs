@@ -61,6 +61,21 @@ impl SendKind {
     }
 }
 
+/// What loss recovery did, for [`Event::Recovery`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryEvent {
+    /// Fast recovery began.
+    Entered,
+    /// Fast recovery ended at its recovery point.
+    Exited,
+    /// Segments were newly marked lost (by dupthresh/SACK, RACK, or an RTO).
+    LossMarked { segments: u32 },
+    /// The congestion window was reduced (a loss, an RTO, or CWR); the values after it.
+    Reduction { cwnd: u32, ssthresh: u32 },
+    /// A reduction was undone (D-SACK or timestamps showed it spurious); the values after it.
+    Undo { cwnd: u32, ssthresh: u32 },
+}
+
 /// Why an incoming segment was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DropReason {
@@ -104,6 +119,8 @@ pub enum Event {
     },
     /// The connection changed state.
     StateChanged { at: Instant, from: State, to: State },
+    /// Loss recovery did something (diagnostics: which mechanism acted when).
+    Recovery { at: Instant, what: RecoveryEvent },
     /// An incoming segment was dropped.
     Dropped { at: Instant, reason: DropReason },
 }

@@ -12,6 +12,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod cwnd_validation;
 pub mod endpoint;
 pub mod event;
 #[doc(hidden)]
@@ -33,7 +34,7 @@ pub use config::{
     ReductionBase, RtoModel, TcpConfig, ThinDetection,
 };
 pub use endpoint::{Endpoint, EndpointError, State};
-pub use event::{Event, SendKind};
+pub use event::{Event, RecoveryEvent, SendKind};
 pub use registry::Mechanism;
 pub use stats::Stats;
 pub use std::time::Duration;

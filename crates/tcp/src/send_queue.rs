@@ -74,7 +74,9 @@ pub struct AckedSummary {
 #[derive(Debug)]
 pub struct SendQueue {
     rtx: VecDeque<SentSeg>,
-    unsent: BytesMut,
+    /// Written, not yet sent: one chunk per write, so a write never copies the backlog and a
+    /// sent segment is a zero-copy slice of its chunk (unless it spans two writes).
+    unsent: VecDeque<Bytes>,
     /// First unacknowledged data offset.
     pub una: u64,
     /// Next new data offset (end of data sent so far).
@@ -96,7 +98,7 @@ impl SendQueue {
     pub fn new(capacity: usize) -> Self {
         SendQueue {
             rtx: VecDeque::new(),
-            unsent: BytesMut::new(),
+            unsent: VecDeque::new(),
             una: 0,
             nxt: 0,
             written: 0,
@@ -115,7 +117,9 @@ impl SendQueue {
     pub fn write(&mut self, data: &[u8]) -> usize {
         let used = (self.written - self.una) as usize;
         let n = self.capacity.saturating_sub(used).min(data.len());
-        self.unsent.extend_from_slice(&data[..n]);
+        if n > 0 {
+            self.unsent.push_back(Bytes::copy_from_slice(&data[..n]));
+        }
         self.written += n as u64;
         n
     }
@@ -180,7 +184,7 @@ impl SendQueue {
     /// Take `len` new bytes (plus a FIN if `fin`) as a new segment; returns its index.
     pub fn push_new(&mut self, now: Instant, len: usize, fin: bool) -> usize {
         debug_assert!(len as u64 <= self.unsent_len());
-        let payload = self.unsent.split_to(len).freeze();
+        let payload = self.take_unsent(len);
         let start = self.nxt;
         self.nxt += len as u64;
         if fin {
@@ -199,6 +203,32 @@ impl SendQueue {
             retrans: false,
         });
         self.rtx.len() - 1
+    }
+
+    /// The first `len` unsent bytes: a slice of the front chunk when it holds them all, else
+    /// one copy of at most a segment's worth.
+    fn take_unsent(&mut self, len: usize) -> Bytes {
+        if len == 0 {
+            return Bytes::new();
+        }
+        let front = self.unsent.front_mut().expect("len <= unsent_len");
+        if front.len() >= len {
+            let out = front.split_to(len);
+            if front.is_empty() {
+                self.unsent.pop_front();
+            }
+            return out;
+        }
+        let mut out = BytesMut::with_capacity(len);
+        while out.len() < len {
+            let front = self.unsent.front_mut().expect("len <= unsent_len");
+            let k = (len - out.len()).min(front.len());
+            out.extend_from_slice(&front.split_to(k));
+            if front.is_empty() {
+                self.unsent.pop_front();
+            }
+        }
+        out.freeze()
     }
 
     /// Record a retransmission of entry `i` at `now`; returns a clone of the entry.

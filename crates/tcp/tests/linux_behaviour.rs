@@ -323,3 +323,37 @@ fn the_handshake_ack_leaves_alone_before_a_write_made_at_the_same_instant() {
         }
     }
 }
+
+#[test]
+fn recovery_is_traced_loss_entry_reduction_exit() {
+    use thinlab_tcp::RecoveryEvent as R;
+    let (mut ep, mut p) = client(linux(CwndReduction::Prr), sack_opts(1000), ms(100));
+    for t in [1000, 1140] {
+        ep.write(ms(t), &[1u8; 100]).unwrap();
+        drain(&mut ep, ms(t));
+    }
+    events(&mut ep);
+    ep.handle_segment(ms(1240), p.sack(0, &[(100, 200)]));
+    let rec = |evs: Vec<Event>| -> Vec<R> {
+        evs.into_iter()
+            .filter_map(|e| match e {
+                Event::Recovery { what, .. } => Some(what),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        rec(events(&mut ep)),
+        vec![
+            R::LossMarked { segments: 1 },
+            R::Entered,
+            R::Reduction {
+                cwnd: 1,
+                ssthresh: 7
+            }
+        ]
+    );
+    drain(&mut ep, ms(1240));
+    ep.handle_segment(ms(1340), p.ack(200));
+    assert_eq!(rec(events(&mut ep)), vec![R::Exited]);
+}

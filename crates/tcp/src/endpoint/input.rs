@@ -51,6 +51,7 @@ impl Endpoint {
         // what this ACK delivers (PRR): packets that left the queue plus newly SACKed ones
         let (packets_before, left_before) = (self.snd.packets_out(), self.rec.left(&self.snd));
         let losses_before = self.snd.losses();
+        let phase_at_start = self.rec.phase;
         let data_una_before = self.snd.una;
         let fin_acked_before = self.snd.fin_acked;
         self.rack_before_ack(now, seg, a); // RACK: send times of delivered segments (rack_tlp_hooks.rs)
@@ -162,10 +163,12 @@ impl Endpoint {
             .timestamps
             .filter(|_| self.neg.timestamps)
             .map(|(_, e)| e);
+        let undos_before = self.stats.undos;
         self.dsack_after_ack(t, undo_before, ecr, prior_delivered);
+        self.trace_recovery(now, phase_at_start, losses_before, undos_before);
         if acked_new && phase_before != Phase::Recovery && t != Transition::EnteredRecovery {
-            self.cc
-                .on_ack(now, summary.segments, in_flight_before, ca_sample);
+            let flight = self.flight_for_growth(in_flight_before);
+            self.cc.on_ack(now, summary.segments, flight, ca_sample);
         }
         // RDB patch: hidden loss → CWR; RDB adaptive: loss signals and the allowance
         let hole = dup || (self.neg.sack && !seg.options.sack_blocks.is_empty());
@@ -199,6 +202,51 @@ impl Endpoint {
             self.on_fin_acked(now);
         }
         true
+    }
+
+    /// Trace events for what recovery did on this ACK (phase changes, losses marked, the
+    /// window reduced or restored).
+    pub(super) fn trace_recovery(
+        &mut self,
+        now: Instant,
+        phase_before: Phase,
+        losses_before: u64,
+        undos_before: u64,
+    ) {
+        use crate::event::RecoveryEvent as R;
+        let mut push = |what| self.events.push_back(Event::Recovery { at: now, what });
+        let marked = self.snd.losses() - losses_before;
+        if marked > 0 {
+            push(R::LossMarked {
+                segments: marked as u32,
+            });
+        }
+        let (cwnd, ssthresh) = (self.rec.cwnd(&self.cc), self.cc.ssthresh());
+        match (phase_before, self.rec.phase) {
+            (Phase::Open, Phase::Recovery) => {
+                push(R::Entered);
+                push(R::Reduction { cwnd, ssthresh });
+            }
+            (Phase::Recovery, Phase::Open) => push(R::Exited),
+            _ => {}
+        }
+        if self.stats.undos > undos_before {
+            push(R::Undo { cwnd, ssthresh });
+        }
+    }
+
+    /// The flight the congestion controller judges "cwnd-limited" by: the flight before the
+    /// ACK, or, with `cwnd_limited_window`, cwnd when the window was in use and less otherwise.
+    fn flight_for_growth(&self, in_flight_before: u32) -> u32 {
+        if !self.cfg.cwnd_limited_window {
+            return in_flight_before;
+        }
+        let cwnd = self.cc.cwnd();
+        if self.cwnd_usage.may_grow(cwnd, cwnd < self.cc.ssthresh()) {
+            cwnd.max(in_flight_before)
+        } else {
+            in_flight_before.min(cwnd.saturating_sub(1))
+        }
     }
 
     /// Text of an acceptable segment in a state that receives data.

@@ -6,9 +6,9 @@
 //!   window update) and data/FIN processing on the receiving side;
 //! - `output`: what goes out next (RST, SYN, retransmissions, new data under cwnd, the peer's
 //!   window, Nagle and sender SWS avoidance, window probes, pure ACKs);
-//! - [`crate::send_queue`], [`reassembly`], [`delayed_ack`], [`options`], [`timers`]; loss
-//!   recovery is in [`crate::recovery`], RTT in [`crate::rtt`], congestion control in
-//!   [`crate::cc`].
+//! - [`crate::send_queue`] (shared with recovery), [`reassembly`], [`delayed_ack`], [`options`],
+//!   [`timers`]; loss recovery is in [`crate::recovery`], RTT in [`crate::rtt`], congestion
+//!   control in [`crate::cc`].
 //!
 //! Time is always an argument; nothing reads a clock. Bad network input never panics and is
 //! never an error: it is dropped, counted in [`Stats`] and reported as `Event::Dropped`.
@@ -117,6 +117,8 @@ pub struct Endpoint {
     dsack_block: Option<(u64, u64)>,
     /// The handshake's final ACK must leave alone (`TcpConfig::handshake_ack_alone`).
     handshake_ack_pending: bool,
+    /// Whether the window is in use (`TcpConfig::cwnd_limited_window`).
+    cwnd_usage: crate::cwnd_validation::CwndUsage,
 
     // --- machinery
     rtt: RttEstimator,
@@ -168,6 +170,7 @@ impl Endpoint {
             ack_now: false,
             dsack_block: None,
             handshake_ack_pending: false,
+            cwnd_usage: Default::default(),
             delack: DelayedAck::new(cfg.delayed_ack, cfg.delayed_ack_timeout, cfg.mss),
             ts_recent: 0,
             last_ack_sent: 0,
@@ -537,7 +540,17 @@ impl Endpoint {
                     self.stats.frozen_time += now - t;
                 }
                 self.retries += 1;
+                let losses_before = self.snd.losses();
                 self.rec.on_rto(&mut self.snd, &mut self.cc, now);
+                let marked = (self.snd.losses() - losses_before) as u32;
+                let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
+                use crate::event::RecoveryEvent as R;
+                for what in [
+                    R::LossMarked { segments: marked },
+                    R::Reduction { cwnd, ssthresh },
+                ] {
+                    self.events.push_back(Event::Recovery { at: now, what });
+                }
                 // exponential backoff, or linear timeouts while thin (thin_hooks.rs)
                 self.rto_backoff_after_expiry();
                 self.events.push_back(Event::RtoFired {

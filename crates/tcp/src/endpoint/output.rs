@@ -161,6 +161,7 @@ impl Endpoint {
         }
         // a TLP probe of new data ignores cwnd (Linux tcp_write_xmit push_one = 2)
         if self.rec.cwnd_usage(&self.snd) >= self.rec.cwnd(&self.cc) && !self.rack_tlp.probing {
+            self.note_cwnd_usage(true);
             return None;
         }
         let mss = self.neg.send_mss as u64;
@@ -204,11 +205,23 @@ impl Endpoint {
         }
         let seg = self.segment(now, to_wire(self.iss, start), flags, payload);
         self.on_data_sent(now);
+        let limited = self.rec.cwnd_usage(&self.snd) >= self.rec.cwnd(&self.cc);
+        self.note_cwnd_usage(limited);
         self.tlp_arm(now); // (re)arm the loss probe (rack_tlp_hooks.rs)
         if len > 0 {
             self.delack.on_data_sent(now);
         }
         Some(self.emit(now, seg, kind, start, end))
+    }
+
+    /// Linux `tcp_cwnd_validate` after a transmission opportunity (`limited`: the flight is at
+    /// cwnd).
+    fn note_cwnd_usage(&mut self, limited: bool) {
+        if self.cfg.cwnd_limited_window {
+            let (una, nxt) = (self.snd.una_seq(), self.snd.nxt_seq());
+            let out = self.snd.packets_out();
+            self.cwnd_usage.on_send(una, nxt, out, limited);
+        }
     }
 
     /// Bookkeeping for any data/FIN transmission: RFC 6298 §5.1 timer arming.

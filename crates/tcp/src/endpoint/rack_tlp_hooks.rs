@@ -207,11 +207,14 @@ impl Endpoint {
     pub(super) fn on_reorder_timer(&mut self, now: Instant) {
         if self.rack_active() && self.is_synchronized() && !self.snd.is_empty() {
             let phase_before = self.rec.phase;
+            let losses_before = self.snd.losses();
             self.rack_detect_and_arm(now);
             if phase_before == Phase::Open && self.rec.phase == Phase::Recovery {
                 // Linux tcp_rack_reo_timeout: tcp_cwnd_reduction(sk, 1, 0, 0)
                 self.rec.prr_on_ack(&self.snd, &self.cc, 1, 0, false);
             }
+            let undos = self.stats.undos;
+            self.trace_recovery(now, phase_before, losses_before, undos);
         }
     }
 

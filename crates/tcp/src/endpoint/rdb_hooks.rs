@@ -254,6 +254,11 @@ impl Endpoint {
         }
         let base = self.rec.reduction_base(&self.cc, in_flight);
         self.cc.on_cwr(now, base);
+        let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
+        self.events.push_back(crate::event::Event::Recovery {
+            at: now,
+            what: crate::event::RecoveryEvent::Reduction { cwnd, ssthresh },
+        });
         self.thin.rdb.cwr_high = Some(self.snd.nxt);
         self.thin.rdb.cwr_events += 1;
     }
