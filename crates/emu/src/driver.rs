@@ -558,6 +558,7 @@ fn thinlab_client(ctx: &Ctx, i: usize, tun: &Tun, out: &mut Side) -> Result<(), 
             .run(source, &mut out.spans)
             .map_err(app_err(ctx, i, "thinlab sender"))?;
     out.connect = Some(connect);
+    out.established = report.established;
     out.report.cc_requested = report.cc.clone();
     out.report.cc_used = Some(format!("thinlab:{}", report.cc));
     out.report.thinlab = Some(report);

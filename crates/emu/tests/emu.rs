@@ -245,6 +245,11 @@ fn thinlab_stack_over_tun_against_a_kernel_receiver() {
     );
     let lat = app_latencies(&r);
     assert_eq!(lat.len(), 3, "{lat:?}");
+    assert_eq!(
+        r.flows[0].status,
+        thinlab_trace::status::FlowStatus::Completed,
+        "thinlab's handshake counts as established"
+    );
     let f = &r.report.flows[0];
     let t = f.sender.thinlab.as_ref().expect("thinlab's report");
     assert_eq!(t.retransmissions_rto, 1, "{t:?}");
