@@ -13,15 +13,13 @@ use crate::error::BadInput;
 use crate::output::Results;
 use crate::progress::Progress;
 use crate::run::{clean_name, prepare};
-use crate::runner::{self, FlowOutput, RunOutput};
+use crate::runner::{self, RunOutput};
 use crate::sweep::{expand, take_sweep};
 use anyhow::{Context, Result};
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Duration;
 use thinlab_emu::EmuError;
-use thinlab_trace::flow_metrics;
-use thinlab_trace::metrics::{censored_samples_ms, latency_samples_ms, Milestone, Origin};
 
 /// Which backend runs the scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -265,15 +263,13 @@ fn outputs(
         .flows
         .iter()
         .map(|f| {
-            let mut metrics = flow_metrics(&f.records, f.duration);
-            metrics.status = f.status;
-            metrics.status_reason = f.status_reason.clone();
-            FlowOutput {
-                name: f.name.clone(),
-                metrics,
-                app_latency_ms: latency_samples_ms(&f.records, Milestone::App, Origin::Write),
-                app_censored_ms: censored_samples_ms(&f.records, Milestone::App, Origin::Write),
-            }
+            runner::flow_output(
+                &f.name,
+                &f.records,
+                f.duration,
+                f.status,
+                f.status_reason.clone(),
+            )
         })
         .collect();
     let output = RunOutput {

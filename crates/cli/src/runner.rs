@@ -115,15 +115,13 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
         .flows
         .iter()
         .map(|f| {
-            let mut metrics = flow_metrics(&f.records, f.duration);
-            metrics.status = f.status;
-            metrics.status_reason = f.status_reason.clone();
-            FlowOutput {
-                name: f.name.clone(),
-                metrics,
-                app_latency_ms: latency_samples_ms(&f.records, Milestone::App, Origin::Write),
-                app_censored_ms: censored_samples_ms(&f.records, Milestone::App, Origin::Write),
-            }
+            flow_output(
+                &f.name,
+                &f.records,
+                f.duration,
+                f.status,
+                f.status_reason.clone(),
+            )
         })
         .collect();
     Ok(RunOutput {
@@ -141,4 +139,23 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
         sim_wall_s,
         emu: None,
     })
+}
+
+/// A flow's results from its delivery records, the same for every backend.
+pub fn flow_output(
+    name: &str,
+    records: &thinlab_trace::FlowRecords,
+    duration: std::time::Duration,
+    status: thinlab_trace::status::FlowStatus,
+    status_reason: Option<String>,
+) -> FlowOutput {
+    let mut metrics = flow_metrics(records, duration);
+    metrics.status = status;
+    metrics.status_reason = status_reason;
+    FlowOutput {
+        name: name.to_string(),
+        metrics,
+        app_latency_ms: latency_samples_ms(records, Milestone::App, Origin::Write),
+        app_censored_ms: censored_samples_ms(records, Milestone::App, Origin::Write),
+    }
 }
