@@ -8,6 +8,13 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
+/// Real-time tests run one at a time: several SCHED_FIFO emulators on two cores would delay
+/// each other.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 const SCENARIO: &str = r#"
 name = "emu-small"
 seed = 5
@@ -131,6 +138,7 @@ fn emu_run_writes_the_common_results_and_emu_json() {
     if !can_run("emu_run_writes_the_common_results_and_emu_json") {
         return;
     }
+    let _one_at_a_time = serial();
     let d = tempfile::tempdir().unwrap();
     let s = write(
         d.path(),
@@ -204,6 +212,7 @@ fn ctrl_c_keeps_finished_runs_and_leaves_no_namespace() {
     if !can_run("ctrl_c_keeps_finished_runs_and_leaves_no_namespace") {
         return;
     }
+    let _one_at_a_time = serial();
     let d = tempfile::tempdir().unwrap();
     let s = write(
         d.path(),

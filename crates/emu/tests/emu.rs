@@ -8,6 +8,13 @@ use thinlab_emu::{preflight, run, Options, RunOutcome};
 use thinlab_sim::Scenario;
 use thinlab_trace::metrics::{latency_samples_ms, Milestone, Origin};
 
+/// Real-time tests run one at a time: several SCHED_FIFO emulators on two cores would delay
+/// each other and fail the timing assertions.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn can_run(test: &str) -> bool {
     match preflight() {
         Ok(()) => true,
@@ -33,6 +40,7 @@ fn lossless_stream_latency_is_the_one_way_delay() {
     if !can_run("lossless_stream_latency_is_the_one_way_delay") {
         return;
     }
+    let _one_at_a_time = serial();
     let r = emulate(
         r#"
         name = "lossless"
@@ -89,6 +97,7 @@ fn lost_segment_is_recovered_by_the_kernels_rto() {
     if !can_run("lost_segment_is_recovered_by_the_kernels_rto") {
         return;
     }
+    let _one_at_a_time = serial();
     // Forward packets: 1 SYN, 2 ACK, 3 first write, 4 second write (lost). Writes every
     // 600 ms: nothing follows the loss before the RTO (no dupACKs); no TLP/RACK (the
     // default profile's mechanisms), so only the retransmission timer recovers it.
@@ -141,6 +150,7 @@ fn teardown_leaves_no_namespace_behind() {
     if !can_run("teardown_leaves_no_namespace_behind") {
         return;
     }
+    let _one_at_a_time = serial();
     let r = emulate(
         r#"
         name = "teardown"
@@ -172,6 +182,7 @@ fn emulator_is_punctual_at_1000_packets_per_second() {
     if !can_run("emulator_is_punctual_at_1000_packets_per_second") {
         return;
     }
+    let _one_at_a_time = serial();
     // 200-byte writes at 1.6 Mbit/s: 1000 data packets/s (plus their ACKs) for 1 s.
     let r = emulate(
         r#"
@@ -225,6 +236,7 @@ fn thinlab_stack_over_tun_against_a_kernel_receiver() {
     if !can_run("thinlab_stack_over_tun_against_a_kernel_receiver") {
         return;
     }
+    let _one_at_a_time = serial();
     // thinlab's endpoint sends, the kernel receives. Forward packet 4 (a data segment) is
     // lost; the `linux-2.6.22` profile has no TLP, and 600 ms gaps give no dupACKs: the
     // endpoint's RTO (≥ 200 ms + SRTT) recovers it.
@@ -274,6 +286,7 @@ fn bulk_transfer_runs_at_the_bottleneck_rate() {
     if !can_run("bulk_transfer_runs_at_the_bottleneck_rate") {
         return;
     }
+    let _one_at_a_time = serial();
     // 400 kB through a 10 Mbit/s bottleneck (queue of 50 packets): ≥ 0.32 s of serialisation,
     // so goodput cannot beat the rate, and a kernel sender should get most of it.
     let r = emulate(
