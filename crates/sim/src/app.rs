@@ -1,8 +1,8 @@
-//! Traffic sources (docs/spec/mechanisms.md §10): they decide *when* the application writes *how
+//! Traffic sources (docs/spec/mechanisms.md, traffic sources): they decide *when* the application writes *how
 //! much*; the simulator turns each write into bytes offered to the endpoint.
 //!
-//! - `fixed`: `payload_bytes` at start and every `interval` (± a uniform `jitter`, as Evensen's
-//!   (2008) RTT sweep's "(150 ± 10) ms");
+//! - `fixed`: `payload_bytes` at start and every `interval` (± a uniform `jitter`, as the RTT
+//!   sweep of Evensen, "Improving TCP for time-dependent applications": "(150 ± 10) ms");
 //! - `exponential`: sizes `max(1, round(Exp(mean)))`, gaps `Exp(mean interval)` (first write at start);
 //! - `cbr`: `payload_bytes` every `payload_bytes·8/rate` (rounded to the ns);
 //! - `transfer`: `writes × write_bytes` all issued at start, then close;
@@ -10,7 +10,8 @@
 //!   [`Source::bulk_budget`], up to `bytes` (then close) or unbounded until the stop time;
 //! - `trace`: the writes of a trace file ([`crate::trace_source`]), each at establishment +
 //!   its offset;
-//! - `profile`: an application of Evensen (2008) Table 2.1 ([`crate::app_profiles`]): first write
+//! - `profile`: an application of Table 2.1 of Evensen, "Improving TCP for time-dependent
+//!   applications" (docs/references.md) ([`crate::app_profiles`]): first write
 //!   at start, sizes and gaps drawn (size first, then gap) from the row's fitted distributions;
 //! - `http`: ns-2-style web pages ([`crate::app_http`]): first page at start, then page size
 //!   (Pareto II) and gap to the next page start (exponential), drawn in that order.

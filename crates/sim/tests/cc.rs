@@ -1,5 +1,5 @@
-//! CUBIC and PERT in the simulator (docs/spec/mechanisms.md §8), against NewReno on the same path
-//! and seed.
+//! CUBIC (RFC 9438) and PERT (Bhandarkar et al., "Emulating AQM from End Hosts"; see
+//! docs/references.md) in the simulator, against NewReno on the same path and seed.
 //!
 //! Measured (release build; debug gives the same numbers):
 //! * 100 Mbit/s, RTT 100 ms, 0.1 % Bernoulli loss, 120 s: CUBIC 8.00 / 7.09 / 6.36 Mbit/s vs
@@ -15,7 +15,8 @@
 //! * With the Linux delayed ACK (the linux-2.6.22 default) PERT collapses on the same path
 //!   (0.26 Mbit/s): at small windows the delayed-ACK timer (≥ 40 ms) inflates the per-ACK RTT
 //!   samples, so q = srtt_0.99 − min_rtt stays above 2·T_max = 20 ms and p = 1. PERT was designed
-//!   and evaluated in ns-2 without delayed ACKs (Yin et al. Table I); the test turns them off for
+//!   and evaluated in ns-2 without delayed ACKs (Table I of Yin et al., "Improving the Performance
+//!   of Delay Based Protocol in Delivering Real Time Media via Early Retransmission"); the test turns them off for
 //!   both algorithms.
 
 use thinlab_sim::{run, RunResult, Scenario};

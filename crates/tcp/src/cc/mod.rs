@@ -1,5 +1,5 @@
 //! Congestion control: one trait with no-op default hooks, dispatched through the [`Cc`] enum built
-//! from config (docs/spec/mechanisms.md §8). Windows are counted in segments, as Linux does. Loss
+//! from config (the congestion-control section of docs/spec/mechanisms.md). Windows are counted in segments, as Linux does. Loss
 //! *detection* and the recovery episode (NewReno partial ACKs, RFC 6675 pipe) live in `recovery`;
 //! this module only says how the window reacts.
 //!
@@ -59,7 +59,8 @@ pub trait CongestionControl {
     /// The sender was idle for longer than an RTO (RFC 5681 §4.1 restart window).
     fn on_idle_restart(&mut self, _now: Instant) {}
     /// Still in the initial slow start (no loss response yet): Linux `tcp_in_initial_slowstart`,
-    /// used by thin-stream detection (docs/spec/mechanisms.md §2).
+    /// used by thin-stream detection (Evensen, "Improving TCP for time-dependent applications",
+    /// §2.4; docs/spec/mechanisms.md, thin-stream detection).
     fn in_initial_slow_start(&self) -> bool {
         self.ssthresh() >= INFINITE_SSTHRESH
     }

@@ -1,7 +1,9 @@
 //! PERT, Probabilistic Early Response TCP (Bhandarkar, Reddy, Zhang, Loguinov, "Emulating AQM from
-//! End Hosts", SIGCOMM 2007 / CCR 37(4); Yin et al. ref. \[14\]), the PERT/RED variant: NewReno
-//! window arithmetic ([`RenoWindow`]: growth, loss and RTO responses, restart after idle) plus a
-//! delay-based early response that emulates RED at the sender (docs/spec/mechanisms.md §8).
+//! End Hosts", SIGCOMM 2007 / CCR 37(4), as used by Yin et al., "Improving the Performance of
+//! Delay Based Protocol in Delivering Real Time Media via Early Retransmission"; full citations in
+//! docs/references.md), the PERT/RED variant: NewReno window arithmetic ([`RenoWindow`]: growth,
+//! loss and RTO responses, restart after idle) plus a delay-based early response that emulates
+//! RED at the sender (specified in the congestion-control section of docs/spec/mechanisms.md).
 //!
 //! * Per RTT sample r: min_rtt = min(min_rtt, r); srtt_0.99 ← 0.99·srtt_0.99 + 0.01·r (the
 //!   first sample initialises it). Queueing delay q = srtt_0.99 − min_rtt.
@@ -18,12 +20,13 @@
 //!
 //! Sources and what is unverified:
 //! * The paper's full text was not available here. T_min = 5 ms, T_max = 10 ms, p_max = 0.05, the
-//!   0.99 history weight and β = 0.35 are from docs/spec/mechanisms.md §8; they agree with an
+//!   0.99 history weight and β = 0.35 are the project's specification (docs/spec/mechanisms.md,
+//!   congestion control), taken from Yin et al. §II.C; they agree with an
 //!   independent ns-3 PERT/RED implementation (`TcpPertRed`: Thresh1 5 ms, Thresh2 10 ms, Thresh3
 //!   20 ms = 2·Thresh2, MaxP 0.05, Beta 0.35, `m_pertSrtt·0.99 + 0.01·rtt`, ssthresh = max((1 −
 //!   β)·cwnd, 2)), which we read but did not copy.
 //! * Unverified choices: that ns-3 code only responds in congestion avoidance (cwnd > ssthresh) and
-//!   gates by acknowledged sequence; we respond in slow start too (docs/spec/mechanisms.md says
+//!   gates by acknowledged sequence; we respond in slow start too (the specification says
 //!   "per ACK") and gate by time (the latest RTT sample), since the controller does not see
 //!   sequence numbers. It also recomputes p on a timer (every 1/170 s) and adapts α and the upper
 //!   threshold from max_rtt; this module evaluates p(q) on every ACK with fixed thresholds (plain
