@@ -68,6 +68,8 @@ impl Endpoint {
         let undo_before = self.rec.undo;
         let prior_delivered = self.rack_tlp.delivered;
         if self.neg.sack && !seg.options.sack_blocks.is_empty() {
+            // every block in stream offsets, once: the first may be a D-SACK (below snd_una or
+            // inside the second); the scoreboard takes only valid blocks of outstanding data
             let raw: ArrayVec<(u64, u64), 4> = seg
                 .options
                 .sack_blocks
@@ -82,18 +84,11 @@ impl Endpoint {
                 .map(|(l, r)| (l as u64, r as u64))
                 .collect();
             self.dsack_on_blocks(&raw, a.max(0) as u64);
-            let mut blocks: ArrayVec<(u64, u64), 4> = ArrayVec::new();
-            let (lo, hi) = (self.snd.una_seq() as i64, self.snd.nxt_seq() as i64);
-            for &(l, r) in &seg.options.sack_blocks {
-                let (l, r) = (
-                    from_wire(self.iss, l, self.snd.una),
-                    from_wire(self.iss, r, self.snd.una),
-                );
-                // ignore D-SACK (below snd_una) and invalid blocks
-                if lo <= l && l < r && r <= hi {
-                    blocks.push((l as u64, r as u64));
-                }
-            }
+            let (lo, hi) = (self.snd.una_seq(), self.snd.nxt_seq());
+            let blocks: ArrayVec<(u64, u64), 4> = raw
+                .into_iter()
+                .filter(|&(l, r)| lo <= l && r <= hi)
+                .collect();
             sack::apply_blocks(&mut self.snd, &blocks);
         }
         let mut sample = None;
