@@ -26,9 +26,13 @@ fn can_run(test: &str) -> bool {
 }
 
 fn emulate(toml: &str, seed: u64) -> RunOutcome {
+    emulate_with(toml, seed, &Options::default())
+}
+
+fn emulate_with(toml: &str, seed: u64, opts: &Options) -> RunOutcome {
     let s = Scenario::from_toml_str(toml).expect("scenario");
     let abort = AtomicBool::new(false);
-    run(&s, seed, &Options::default(), &abort, &mut |_| {}).expect("emulated run")
+    run(&s, seed, opts, &abort, &mut |_| {}).expect("emulated run")
 }
 
 fn app_latencies(r: &RunOutcome) -> Vec<f64> {
@@ -222,13 +226,11 @@ fn emulator_is_punctual_at_1000_packets_per_second() {
 }
 
 fn emulate_thinlab(toml: &str, seed: u64) -> RunOutcome {
-    let s = Scenario::from_toml_str(toml).expect("scenario");
-    let abort = AtomicBool::new(false);
     let opts = Options {
         thinlab_flows: vec![true],
         ..Options::default()
     };
-    run(&s, seed, &opts, &abort, &mut |_| {}).expect("emulated run")
+    emulate_with(toml, seed, &opts)
 }
 
 #[test]
