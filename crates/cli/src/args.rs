@@ -87,6 +87,10 @@ pub struct AnalyzeArgs {
     /// Analyse only this connection: `ADDR:PORT-ADDR:PORT` (either order; IPv6 in brackets).
     #[arg(long, value_name = "ADDR:PORT-ADDR:PORT")]
     pub connection: Option<String>,
+    /// The receiver capture's clock minus the sender capture's, ms (e.g. -20), instead of the
+    /// offset estimated from the captures (minimum one-way delays each way).
+    #[arg(long, value_name = "MS", allow_hyphen_values = true, requires = "receiver")]
+    pub clock_offset: Option<f64>,
     /// No summary table on stdout.
     #[arg(long, short = 'q')]
     pub quiet: bool,

@@ -7,6 +7,7 @@
 //! [`error`] (exit codes: 2 for bad input, 1 otherwise).
 
 mod analyze;
+mod capture_flows;
 mod args;
 mod emu_backend;
 mod error;

@@ -4,8 +4,10 @@
 //!
 //! - Connections are keyed by their 4-tuple (a reused 4-tuple is taken as one connection). The
 //!   *client* is the host that sent a SYN without ACK (else the source of the first packet).
-//!   The *data sender* is the host that sent more payload bytes (ties: the client); only that
-//!   direction's data is analysed.
+//!   The *data sender* is the host that sent more payload bytes (ties: the client): the sender
+//!   capture is taken at its host. Every direction that carries data is analysed as its own
+//!   flow; the other direction's sender capture is the receiver capture (`at_sender` is false
+//!   when only the sender capture was given: its latencies are then unknown).
 //! - Sequence numbers are unwrapped to u64 stream offsets with [`thinlab_tcp::seq`], offset 0
 //!   being the byte after the data sender's SYN (or, with no SYN captured, the first byte seen).
 //!
@@ -13,12 +15,11 @@
 //! - each data segment is a `Sent` event. It is `New` when it starts at or beyond the highest
 //!   byte sent before, `Rdb` when it carries new bytes together with old ones (a bundle), and a
 //!   retransmission when it carries no new byte. A capture cannot see why a retransmission was
-//!   sent; it is classified by a documented heuristic: **ACK-clocked** retransmissions (leaving
-//!   within [`ACK_CLOCKED_WINDOW_NS`] of an incoming ACK: dupACK / SACK / partial-ACK fast
-//!   retransmit) count as `fast`, all others (**timer-driven**: RTO, TLP, Early Retransmit
-//!   timers) as `rto`. The total `retransmissions` is exact; the split is an estimate. Each
-//!   timer-driven retransmission of the first unacknowledged byte is taken as one RTO expiry
-//!   (`rto_events`, `frozen_time_ms`).
+//!   sent; it is classified by its timing against the ACK stream ([`crate::attribution`]) into
+//!   `fast`, `early`, `rack`, `tlp` and `rto`, each with a confidence
+//!   (`extras.retransmission_confidence`). The total `retransmissions` is exact; the split is
+//!   an estimate. Each `rto` retransmission of the first unacknowledged byte is taken as one
+//!   RTO expiry (`rto_events`, `frozen_time_ms`).
 //! - the new bytes of each segment form one *write* whose write time is that first
 //!   transmission: a capture cannot see the application's write calls, so every latency is
 //!   measured from the first transmission ("latency_origin": "first-send") and the plain and
@@ -27,12 +28,16 @@
 //!
 //! From the **receiver-side capture** (optional): each data segment arriving is an `Arrived`
 //! event, and a `Delivered` event is emitted whenever the in-order point advances (an
-//! application reading at once). Without it, transport and application latencies are null
-//! and `bytes_delivered` is 0.
+//! application reading at once), at the receiver's capture time put on the sender's clock
+//! ([`crate::clock`]: offset estimated from the minimum forward and reverse delays of matched
+//! packets, or given). Without it, transport and application latencies are null and
+//! `bytes_delivered` is unknown.
 //!
 //! Spurious retransmissions are not detected (0). Extra analyseTCP-style figures are in
 //! [`Extras`].
 
+use crate::attribution::{Attributor, ConfidenceCounts};
+use crate::clock::{ClockCorrection, ClockEstimate, ClockSamples};
 use crate::metrics::{flow_metrics, FlowMetrics, LatencyStats};
 use crate::pcap::TcpPacket;
 use crate::records::{FlowRecorder, FlowRecords};
@@ -49,8 +54,12 @@ use thinlab_tcp::Instant;
 /// a duplicate made by the capture, not a retransmission.
 pub const DUPLICATE_WINDOW_NS: u64 = 1_000_000;
 
-/// A retransmission leaving at most this long after an incoming ACK is ACK-clocked (fast).
-pub const ACK_CLOCKED_WINDOW_NS: u64 = 1_000_000;
+pub use crate::attribution::ACK_CLOCKED_WINDOW_NS;
+
+/// Packets remembered per direction for matching the two captures' clocks (first
+/// transmission of each segment end, first arrival of each acknowledgment number); later ones
+/// are not matched, so memory stays bounded.
+pub const MAX_CLOCK_KEYS: usize = 1 << 20;
 
 /// The unordered 4-tuple of a connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -113,6 +122,8 @@ pub struct Extras {
     pub syn_seen: bool,
     /// The data sender sent a FIN.
     pub fin_seen: bool,
+    /// Retransmissions by how sure their cause is ([`crate::attribution`]).
+    pub retransmission_confidence: ConfidenceCounts,
 }
 
 /// One analysed connection.
@@ -125,6 +136,12 @@ pub struct ConnectionAnalysis {
     pub receiver: SocketAddr,
     /// Whether the receiver capture had packets of this connection.
     pub receiver_matched: bool,
+    /// Whether the packets were seen at this flow's data sender (false: a direction analysed
+    /// from the capture at its receiver only; its latencies and causes are unknown).
+    pub at_sender: bool,
+    /// The receiver capture's clock against the sender capture's, when both were matched.
+    pub clock: Option<ClockCorrection>,
+    pub clock_estimate: Option<ClockEstimate>,
     pub records: FlowRecords,
     pub metrics: FlowMetrics,
     pub extras: Extras,
@@ -142,6 +159,10 @@ impl ConnectionAnalysis {
     pub fn matches(&self, sel: &str) -> bool {
         let (a, b) = (fmt_addr(&self.sender), fmt_addr(&self.receiver));
         sel == format!("{a}-{b}") || sel == format!("{b}-{a}")
+    }
+    /// Whether `sel` is this flow's id (`SENDER-RECEIVER`).
+    pub fn matches_exact(&self, sel: &str) -> bool {
+        sel == self.id()
     }
 }
 
@@ -168,13 +189,55 @@ pub fn analyze(sender: &[TcpPacket], receiver: Option<&[TcpPacket]>) -> Vec<Conn
     for p in sender {
         a.sender_packet(p);
     }
-    let mut r = a.finish_sender();
-    if let Some(rx) = receiver {
-        for p in rx {
-            r.receiver_packet(p);
-        }
+    let Some(rx) = receiver else {
+        return a.finish_sender(Select::All).finish();
+    };
+    let primaries = a.primaries();
+    let mut fwd = a.finish_sender(Select::Primary);
+    let mut b = Analyzer::new();
+    for p in rx {
+        fwd.receiver_packet(p);
+        b.sender_packet(p);
     }
-    r.finish()
+    let mut rev = b.finish_sender(Select::SecondaryOf(&primaries));
+    for p in sender {
+        rev.receiver_packet(p);
+    }
+    merge(fwd.finish(), rev.finish())
+}
+
+/// The flows of both passes, each connection's directions together, in the order of the
+/// first pass.
+pub fn merge(
+    fwd: Vec<ConnectionAnalysis>,
+    rev: Vec<ConnectionAnalysis>,
+) -> Vec<ConnectionAnalysis> {
+    let mut by_key: HashMap<ConnKey, Vec<ConnectionAnalysis>> = HashMap::new();
+    for c in rev {
+        by_key
+            .entry(ConnKey::new(c.sender, c.receiver))
+            .or_default()
+            .push(c);
+    }
+    let mut out = Vec::new();
+    for c in fwd {
+        let k = ConnKey::new(c.sender, c.receiver);
+        out.push(c);
+        out.extend(by_key.remove(&k).unwrap_or_default());
+    }
+    out
+}
+
+/// Which directions [`Analyzer::finish_sender`] keeps.
+pub enum Select<'a> {
+    /// Each connection's data sender (capture taken at its host), and every other direction
+    /// that carries data, analysed from the same capture (at its receiver: `at_sender` false).
+    All,
+    /// Only each connection's data sender.
+    Primary,
+    /// The directions carrying data whose sender is not the data sender named in the map (a
+    /// receiver capture's view of the reverse directions); connections not in it are dropped.
+    SecondaryOf(&'a HashMap<ConnKey, SocketAddr>),
 }
 
 /// Streaming flow reconstruction: feed the sender capture's packets in file order
@@ -272,6 +335,11 @@ struct Dir {
     sequence_gaps: u64,
     sequence_gap_bytes: u64,
     rec: FlowRecorder,
+    attr: Attributor,
+    /// First transmission of each segment end, and first arrival of each acknowledgment
+    /// number: matched against the receiver capture for the clock offset.
+    tx_by_end: HashMap<u64, u64>,
+    ack_at: HashMap<u32, u64>,
 }
 
 /// (capture time, what identifies the segment: seq, length, ack, flags, window, timestamps).
@@ -317,6 +385,9 @@ impl Dir {
             sequence_gaps: 0,
             sequence_gap_bytes: 0,
             rec: FlowRecorder::new(),
+            attr: Attributor::default(),
+            tx_by_end: HashMap::new(),
+            ack_at: HashMap::new(),
         }
     }
 
@@ -377,8 +448,12 @@ impl Dir {
                 self.itt.push((p.ts_ns - prev.min(p.ts_ns)) as f64 / 1e6);
             }
             self.last_data_at = Some(p.ts_ns);
+            if self.tx_by_end.len() < MAX_CLOCK_KEYS {
+                self.tx_by_end.entry(end).or_insert(p.ts_ns);
+            }
             let kind = if end > self.highest {
                 self.rec.on_write(at, start.max(self.highest), end);
+                self.attr.new_data(p.ts_ns, end);
                 if start < self.highest {
                     SendKind::Rdb
                 } else {
@@ -386,23 +461,21 @@ impl Dir {
                 }
             } else {
                 self.retransmissions += 1;
-                match classify_retransmission(p.ts_ns, self.last_ack_at) {
-                    SendKind::FastRetransmit => SendKind::FastRetransmit,
-                    _ => {
-                        if start <= self.una {
-                            self.backoff += 1;
-                            let rto = Duration::from_nanos(
-                                p.ts_ns.saturating_sub(self.last_ack_at.unwrap_or(first_ns)),
-                            );
-                            self.rec.on_sender_event(&Event::RtoFired {
-                                at,
-                                rto,
-                                backoff: self.backoff,
-                            });
-                        }
-                        SendKind::Rto
-                    }
+                let (kind, _) = self
+                    .attr
+                    .classify(p.ts_ns, start, end, self.una, self.highest);
+                if kind == SendKind::Rto && start <= self.una {
+                    self.backoff += 1;
+                    let rto = Duration::from_nanos(
+                        p.ts_ns.saturating_sub(self.last_ack_at.unwrap_or(first_ns)),
+                    );
+                    self.rec.on_sender_event(&Event::RtoFired {
+                        at,
+                        rto,
+                        backoff: self.backoff,
+                    });
                 }
+                kind
             };
             self.highest = self.highest.max(end);
             self.inflight.push_back(end);
@@ -431,7 +504,8 @@ impl Dir {
                 if dup {
                     self.dupacks += 1;
                 }
-                if a > self.una {
+                let advanced = a > self.una;
+                if advanced {
                     self.una = a;
                     self.backoff = 0;
                     self.rec.on_sender_event(&Event::Acked { at, una: a });
@@ -439,24 +513,17 @@ impl Dir {
                         self.inflight.pop_front();
                     }
                 }
+                let sack = !p.seg.options.sack_blocks.is_empty();
+                self.attr.ack(p.ts_ns, self.una, advanced, dup, sack);
+            } else {
+                self.attr.ack(p.ts_ns, 0, false, false, false);
+            }
+            if self.ack_at.len() < MAX_CLOCK_KEYS {
+                self.ack_at.entry(p.seg.ack).or_insert(p.ts_ns);
             }
             self.last_ack_wire = Some((p.seg.ack, p.seg.window));
             self.last_ack_at = Some(p.ts_ns);
         }
-    }
-}
-
-/// How a capture classifies a retransmission (a data segment with no new byte) sent at
-/// `ts_ns`, the sender's last incoming ACK having been captured at `last_ack_ns`:
-/// [`SendKind::FastRetransmit`] when it leaves at most [`ACK_CLOCKED_WINDOW_NS`] after that
-/// ACK (inclusive; a retransmission stamped *before* the ACK, which only non-monotonic capture
-/// timestamps produce, also counts), [`SendKind::Rto`] otherwise, and always when no ACK has
-/// been seen yet.
-pub fn classify_retransmission(ts_ns: u64, last_ack_ns: Option<u64>) -> SendKind {
-    if last_ack_ns.is_some_and(|a| ts_ns.saturating_sub(a) <= ACK_CLOCKED_WINDOW_NS) {
-        SendKind::FastRetransmit
-    } else {
-        SendKind::Rto
     }
 }
 
@@ -513,39 +580,82 @@ impl Analyzer {
         self.skipped_packets
     }
 
-    /// End of the sender capture: picks each connection's data direction.
-    pub fn finish_sender(self) -> ReceiverPass {
-        let conns = self
-            .conns
-            .into_iter()
-            .map(|c| {
-                let client = c.syn_client.unwrap_or(c.first_src);
-                let server = if client == c.key.0 { c.key.1 } else { c.key.0 };
-                let [d0, d1] = c.dirs;
-                let (dc, ds) = if d0.sender == client {
-                    (d0, d1)
-                } else {
-                    (d1, d0)
+    /// Each connection's data sender: the host that sent more payload bytes (ties: the
+    /// client).
+    pub fn primaries(&self) -> HashMap<ConnKey, SocketAddr> {
+        self.conns
+            .iter()
+            .map(|c| (c.key, c.primary().sender))
+            .collect()
+    }
+
+    /// End of the sender capture: keeps the directions `select` asks for.
+    pub fn finish_sender(self, select: Select) -> ReceiverPass {
+        let mut index = HashMap::new();
+        let mut conns = Vec::new();
+        for c in self.conns {
+            let client = c.syn_client.unwrap_or(c.first_src);
+            let server = if client == c.key.0 { c.key.1 } else { c.key.0 };
+            let primary = c.primary().sender;
+            let (first_ns, last_ns, packets, key) = (c.first_ns, c.last_ns, c.packets, c.key);
+            let start = conns.len();
+            for mut dir in c.dirs {
+                let is_primary = dir.sender == primary;
+                let (keep, at_sender) = match select {
+                    Select::All => (is_primary || dir.payload > 0, is_primary),
+                    Select::Primary => (is_primary, true),
+                    Select::SecondaryOf(map) => (
+                        map.get(&key)
+                            .is_some_and(|&p| p != dir.sender && dir.payload > 0),
+                        true,
+                    ),
                 };
-                let mut dir = if ds.payload > dc.payload { ds } else { dc };
+                if !keep {
+                    continue;
+                }
                 if dir.fin_seen {
                     dir.rec.on_close();
                 }
-                Picked {
+                conns.push(Picked {
                     client,
                     server,
-                    receiver: if dir.sender == client { server } else { client },
-                    first_ns: c.first_ns,
-                    last_ns: c.last_ns,
-                    packets: c.packets,
+                    receiver: if dir.sender == key.0 { key.1 } else { key.0 },
+                    first_ns,
+                    last_ns,
+                    packets,
+                    at_sender,
                     dir,
                     rx: None,
-                }
-            })
-            .collect();
+                });
+            }
+            // The data sender first.
+            conns[start..].sort_by_key(|p| p.dir.sender != primary);
+            if conns.len() > start {
+                index.insert(key, (start, conns.len()));
+            }
+        }
         ReceiverPass {
-            index: self.index,
+            index,
             conns,
+            clock_offset_ms: None,
+        }
+    }
+}
+
+impl Conn {
+    /// The direction of the data sender.
+    fn primary(&self) -> &Dir {
+        let client = self.syn_client.unwrap_or(self.first_src);
+        let [d0, d1] = &self.dirs;
+        let (dc, ds) = if d0.sender == client {
+            (d0, d1)
+        } else {
+            (d1, d0)
+        };
+        if ds.payload > dc.payload {
+            ds
+        } else {
+            dc
         }
     }
 }
@@ -557,6 +667,7 @@ struct Picked {
     first_ns: u64,
     last_ns: u64,
     packets: u64,
+    at_sender: bool,
     dir: Dir,
     /// Receiver-side state, once the receiver capture had a packet of the connection.
     rx: Option<Rx>,
@@ -567,40 +678,79 @@ struct Rx {
     rcv_nxt: u64,
     ooo: BTreeMap<u64, u64>,
     arrived: u64,
+    /// Arrivals and deliveries on the receiver's clock, put on the sender's at the end.
+    events: Vec<Event>,
+    clock: ClockSamples,
+    last_ack_sent: Option<u32>,
 }
 
 /// Second pass: the receiver capture's packets, in file order, then [`ReceiverPass::finish`].
 pub struct ReceiverPass {
-    index: HashMap<ConnKey, usize>,
+    /// Each connection's flows: `conns[a..b]`.
+    index: HashMap<ConnKey, (usize, usize)>,
     conns: Vec<Picked>,
+    clock_offset_ms: Option<f64>,
 }
 
 impl ReceiverPass {
+    /// Use this offset (receiver clock minus sender clock, ms) instead of estimating it.
+    pub fn set_clock_offset_ms(&mut self, ms: f64) {
+        self.clock_offset_ms = Some(ms);
+    }
+
     /// The next packet of the receiver capture (packets of connections the sender capture
     /// does not have are ignored).
     pub fn receiver_packet(&mut self, p: &TcpPacket) {
         let (s, d) = endpoints(p);
-        let Some(&n) = self.index.get(&ConnKey::new(s, d)) else {
+        let Some(&(a, b)) = self.index.get(&ConnKey::new(s, d)) else {
             return;
         };
-        let c = &mut self.conns[n];
-        let isn = c.dir.u.as_ref().map_or(0, |u| u.isn);
-        let rx = c.rx.get_or_insert_with(|| Rx {
+        for c in &mut self.conns[a..b] {
+            c.receiver_packet(p, s);
+        }
+    }
+
+    /// Metrics of every flow, in order of first packet in the sender capture (a connection's
+    /// data sender first).
+    pub fn finish(self) -> Vec<ConnectionAnalysis> {
+        let given = self.clock_offset_ms;
+        self.conns.into_iter().map(|c| c.finish(given)).collect()
+    }
+}
+
+impl Picked {
+    fn receiver_packet(&mut self, p: &TcpPacket, s: SocketAddr) {
+        let isn = self.dir.u.as_ref().map_or(0, |u| u.isn);
+        let (first_ns, last_ns) = (self.first_ns, self.last_ns);
+        let rx = self.rx.get_or_insert_with(|| Rx {
             u: Unwrapper { isn, reference: 0 },
             rcv_nxt: 0,
             ooo: BTreeMap::new(),
             arrived: 0,
+            events: Vec::new(),
+            clock: ClockSamples::new(first_ns, last_ns),
+            last_ack_sent: None,
         });
-        if s != c.dir.sender {
+        if s != self.dir.sender {
+            // An ACK leaving the receiver: the first time each acknowledgment number is sent,
+            // matched with its first arrival at the sender.
+            if p.seg.flags.ack() && rx.last_ack_sent != Some(p.seg.ack) {
+                rx.last_ack_sent = Some(p.seg.ack);
+                if let Some(&at) = self.dir.ack_at.get(&p.seg.ack) {
+                    rx.clock.reverse(p.ts_ns, at);
+                }
+            }
             return;
         }
         let Some((start, end)) = data_range(&mut rx.u, p) else {
             return;
         };
         rx.arrived += 1;
+        if let Some(&sent) = self.dir.tx_by_end.get(&end) {
+            rx.clock.forward(sent, p.ts_ns);
+        }
         let at = Instant::from_nanos(p.ts_ns);
-        let rec = &mut c.dir.rec;
-        rec.on_receiver_event(&Event::Arrived { at, start, end });
+        rx.events.push(Event::Arrived { at, start, end });
         if end <= rx.rcv_nxt {
             return;
         }
@@ -614,7 +764,7 @@ impl ReceiverPass {
                 rx.ooo.remove(&s);
                 rx.rcv_nxt = rx.rcv_nxt.max(e);
             }
-            rec.on_receiver_event(&Event::Delivered {
+            rx.events.push(Event::Delivered {
                 at,
                 start: before,
                 end: rx.rcv_nxt,
@@ -625,15 +775,11 @@ impl ReceiverPass {
         }
     }
 
-    /// Metrics of every connection, in order of first packet in the sender capture.
-    pub fn finish(self) -> Vec<ConnectionAnalysis> {
-        self.conns.into_iter().map(Picked::finish).collect()
-    }
-}
-
-impl Picked {
-    fn finish(self) -> ConnectionAnalysis {
+    fn finish(self, given_offset_ms: Option<f64>) -> ConnectionAnalysis {
         let mut d = self.dir;
+        // The matching tables are not needed any more: freed before the metrics.
+        d.tx_by_end = HashMap::new();
+        d.ack_at = HashMap::new();
         let mut extras = Extras {
             packets: self.packets,
             dupacks: d.dupacks,
@@ -642,12 +788,39 @@ impl Picked {
             sequence_gap_bytes: d.sequence_gap_bytes,
             syn_seen: d.syn_seen,
             fin_seen: d.fin_seen,
+            retransmission_confidence: d.attr.counts,
             ..Extras::default()
         };
+        let mut clock = None;
+        let mut clock_estimate = None;
         if let Some(rx) = &self.rx {
             let lost = d.data_packets.saturating_sub(rx.arrived);
             extras.lost_packets = Some(lost);
             extras.loss_rate = (d.data_packets > 0).then(|| lost as f64 / d.data_packets as f64);
+            clock_estimate = rx.clock.estimate();
+            let k = match (given_offset_ms, &clock_estimate) {
+                (Some(ms), _) => ClockCorrection::given(ms),
+                (None, Some(e)) => ClockCorrection::from_estimate(e),
+                (None, None) => ClockCorrection::NONE,
+            };
+            clock = Some(k);
+            for ev in &rx.events {
+                let to = |at: Instant| Instant::from_nanos(k.to_sender(at.as_nanos()));
+                let ev = match *ev {
+                    Event::Arrived { at, start, end } => Event::Arrived {
+                        at: to(at),
+                        start,
+                        end,
+                    },
+                    Event::Delivered { at, start, end } => Event::Delivered {
+                        at: to(at),
+                        start,
+                        end,
+                    },
+                    ref other => other.clone(),
+                };
+                d.rec.on_receiver_event(&ev);
+            }
         }
         extras.estimated_loss_rate =
             (d.data_packets > 0).then(|| d.retransmissions as f64 / d.data_packets as f64);
@@ -681,12 +854,25 @@ impl Picked {
                 )
             };
         }
+        if !self.at_sender {
+            // Seen at its receiver only: when the data left and why it was resent are unknown
+            // (the "ACK latency" would be the receiver's own ACK delay).
+            metrics.ack_latency_ms = LatencyStats::default();
+            metrics.ack_latency_from_send_ms = LatencyStats::default();
+            metrics.retransmissions_by_cause = Default::default();
+            metrics.rto_events = 0;
+            metrics.frozen_time_ms = 0.0;
+            extras.retransmission_confidence = ConfidenceCounts::default();
+        }
         ConnectionAnalysis {
             client: self.client,
             server: self.server,
             sender: d.sender,
             receiver: self.receiver,
             receiver_matched: self.rx.is_some(),
+            at_sender: self.at_sender,
+            clock,
+            clock_estimate,
             records,
             metrics,
             extras,
