@@ -52,6 +52,11 @@ pub struct ClockSamples {
     halves: [Minima; 2],
 }
 
+/// `a − b` in ns, saturating (timestamps of a corrupt capture can be anything).
+fn diff(a: u64, b: u64) -> i64 {
+    (i128::from(a) - i128::from(b)).clamp(i64::MIN.into(), i64::MAX.into()) as i64
+}
+
 fn min_opt(a: Option<i64>, b: i64) -> Option<i64> {
     Some(a.map_or(b, |a| a.min(b)))
 }
@@ -73,7 +78,7 @@ impl ClockSamples {
 
     /// A data segment sent at `sent_ns` (sender clock) arrived at `arrived_ns` (receiver clock).
     pub fn forward(&mut self, sent_ns: u64, arrived_ns: u64) {
-        let d = arrived_ns as i64 - sent_ns as i64;
+        let d = diff(arrived_ns, sent_ns);
         let h = self.half(sent_ns);
         for m in [&mut self.all, &mut self.halves[h]] {
             m.fwd = min_opt(m.fwd, d);
@@ -83,7 +88,7 @@ impl ClockSamples {
 
     /// An ACK sent at `sent_ns` (receiver clock) arrived at `arrived_ns` (sender clock).
     pub fn reverse(&mut self, sent_ns: u64, arrived_ns: u64) {
-        let d = arrived_ns as i64 - sent_ns as i64;
+        let d = diff(arrived_ns, sent_ns);
         let h = self.half(arrived_ns);
         for m in [&mut self.all, &mut self.halves[h]] {
             m.rev = min_opt(m.rev, d);
@@ -114,7 +119,7 @@ impl ClockSamples {
             drift_applied: applied,
             min_forward_ms: f as f64 / 1e6,
             min_reverse_ms: r as f64 / 1e6,
-            min_round_trip_ms: (f + r) as f64 / 1e6,
+            min_round_trip_ms: (f as f64 + r as f64) / 1e6,
             forward_samples: self.all.n_fwd,
             reverse_samples: self.all.n_rev,
             mid_ns: self.first_ns + span / 2,
@@ -189,9 +194,10 @@ impl ClockCorrection {
 
     /// A receiver-clock time on the sender's clock (clamped at 0).
     pub fn to_sender(&self, receiver_ns: u64) -> u64 {
-        let dt = receiver_ns as f64 - self.mid_ns as f64;
-        let shift = self.offset_ms * 1e6 + self.drift_ppm * 1e-6 * dt;
-        (receiver_ns as f64 - shift).round().max(0.0) as u64
+        // Integer arithmetic on the absolute times (ns since 1970 exceed f64's 53 bits).
+        let dt = diff(receiver_ns, self.mid_ns);
+        let shift = (self.offset_ms * 1e6 + self.drift_ppm * 1e-6 * dt as f64).round() as i128;
+        (i128::from(receiver_ns) - shift).clamp(0, u64::MAX.into()) as u64
     }
 }
 
@@ -202,13 +208,14 @@ mod tests {
     #[test]
     fn offset_is_half_the_difference_of_the_minima() {
         // True one-way delays 50 ms each way, receiver clock 20 ms behind.
-        let mut c = ClockSamples::new(0, 10_000_000_000);
+        let mut c = ClockSamples::new(0, 11_000_000_000);
         let off: i64 = -20_000_000;
         for i in 0..100u64 {
-            let s = i * 100_000_000;
+            let s = 1_000_000_000 + i * 100_000_000;
             let q = (i % 7) * 3_000_000; // queueing on some
             c.forward(s, (s as i64 + 50_000_000 + q as i64 + off) as u64);
-            c.reverse(s + 1_000_000, s + 1_000_000 + 50_000_000 + q - off as u64);
+            let r = (s + 1_000_000) as i64 + off; // the ACK leaves, on the receiver's clock
+            c.reverse(r as u64, s + 1_000_000 + 50_000_000 + q);
         }
         let e = c.estimate().unwrap();
         assert_eq!(e.offset_ns, -20_000_000.0);
