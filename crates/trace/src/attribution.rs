@@ -20,9 +20,11 @@
 //!    retransmitted since, and `t` is within min_RTT/4 + [`TIMER_SLACK_NS`] of it and under one
 //!    SRTT: `rack` (medium).
 //! 3. **Tail loss probe**: the first timer-driven retransmission since the cumulative ACK last
-//!    advanced, either well before any RTO could fire (less than 3/4 of SRTT + 200 ms after the
-//!    last transmission; medium) or of the highest segment while more are outstanding (RTO
-//!    retransmits the first; medium): `tlp`.
+//!    advanced, either well before any RTO could fire (less than 3/4 of SRTT + 200 ms after
+//!    the RTO timer was last started: the later of the last advancing ACK and the first
+//!    transmission of the oldest unacknowledged segment; medium) or of the highest segment
+//!    while more are outstanding (RTO retransmits the first; medium): `tlp`. A sender whose
+//!    RTO is shorter than SRTT + 150 ms (a lowered minimum RTO) has its timeouts counted here.
 //! 4. Otherwise `rto`: high when it repeats an earlier timeout of the same episode after a
 //!    backed-off interval, medium for a first timeout of several segments outstanding, low for a
 //!    first timeout of a single outstanding segment (a Linux probe capped at the RTO fires at
@@ -75,6 +77,8 @@ pub struct Attributor {
     last_ack_advanced: bool,
     last_ack_dup_or_sack: bool,
     last_ack_sack: bool,
+    /// The last ACK that advanced the cumulative point.
+    last_advance_at: Option<u64>,
     dupacks_since_advance: u32,
     last_data_at: Option<u64>,
     /// Timer-driven retransmissions since the cumulative ACK last advanced, and the time of
@@ -101,6 +105,7 @@ impl Attributor {
         self.last_ack_sack = sack;
         self.retransmitted_since_ack = false;
         if advanced {
+            self.last_advance_at = Some(t);
             self.dupacks_since_advance = 0;
             self.episode_timeouts = 0;
             self.episode_last_at = None;
@@ -154,6 +159,12 @@ impl Attributor {
         }
         let since_data = self.last_data_at.map(|d| t.saturating_sub(d));
         self.last_data_at = Some(t);
+        // When the RTO timer was last (re)started.
+        let rto_start = match (self.last_advance_at, self.unacked.front()) {
+            (Some(a), Some(&(_, tx, _))) => Some(a.max(tx)),
+            (a, u) => a.or(u.map(|u| u.1)),
+        };
+        let since_rto_start = rto_start.map(|r| t.saturating_sub(r));
         let ack_clocked = self
             .last_ack_at
             .is_some_and(|a| t.saturating_sub(a) <= ACK_CLOCKED_WINDOW_NS);
@@ -169,7 +180,16 @@ impl Attributor {
                 (SendKind::FastRetransmit, Confidence::Low)
             }
         } else {
-            self.timer_driven(t, start, end, una, highest, since_data, retransmitted_before)
+            self.timer_driven(
+                t,
+                start,
+                end,
+                una,
+                highest,
+                since_data,
+                since_rto_start,
+                retransmitted_before,
+            )
         };
         self.counts.add(conf);
         (kind, conf)
@@ -184,6 +204,7 @@ impl Attributor {
         una: u64,
         highest: u64,
         since_data: Option<u64>,
+        since_rto_start: Option<u64>,
         retransmitted_before: bool,
     ) -> (SendKind, Confidence) {
         let since_ack = self.last_ack_at.map(|a| t.saturating_sub(a));
@@ -211,7 +232,7 @@ impl Attributor {
             self.episode_last_interval = since_data;
         }
         if first {
-            let early = match (since_data, srtt) {
+            let early = match (since_rto_start, srtt) {
                 (Some(d), Some(s)) => (d as f64) < 0.75 * (s + LINUX_RTO_MIN_NS),
                 _ => false,
             };

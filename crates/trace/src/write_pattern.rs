@@ -5,10 +5,13 @@
 //!
 //! For a **fixed-size, fixed-interval source** (the thin streams of Griwodz and Halvorsen, "The
 //! Fun of using TCP for an MMORPG": game and VoIP traffic) the writes can be recovered: the
-//! segments' new bytes are whole multiples of the write size `S`, and the `j`-th write of the
-//! stream was made at `t0 + j·T`. `T` is the span of the stream over the number of writes
-//! (checked against the median gap of single-write segments), `t0` the earliest
-//! `first_send(j) − j·T` (the write that left at once). Each write's hold is then
+//! common segment sizes below the largest (which is the MSS when writes coalesce) are whole
+//! multiples of the write size `S` (their greatest common divisor), write `j` is bytes
+//! `[j·S, (j+1)·S)` of the stream and first left with the segment carrying byte `j·S`, and it
+//! was made at `t0 + j·T`. No write leaves before it is made, so the grid is a line under every
+//! point `(j, first_send(j))`: the edge of their lower convex hull spanning the most writes
+//! (its ends are writes that left at once), checked against the median gap of consecutive
+//! single-write segments where there are enough. Each write's hold is then
 //! `first_send(j) − (t0 + j·T)`; their mean is what first-send latency misses on the mean.
 //! The estimate assumes the source never paused; a stream that does not fit (sizes not
 //! multiples of one size, gaps not regular) gets no estimate.
@@ -16,9 +19,13 @@
 use crate::records::WriteRecord;
 use serde::Serialize;
 
-/// Share of segments that must carry exactly the modal size, and of single-write gaps that
-/// must lie within [`GAP_TOLERANCE`] of the median gap, for a fixed-size fixed-interval source.
+/// Share of single-write gaps that must lie within [`GAP_TOLERANCE`] of the median gap, for a
+/// fixed-interval source.
 pub const MIN_SHARE: f64 = 0.5;
+/// A segment size is "common" when this share of the segments has it.
+pub const COMMON_SHARE: f64 = 0.05;
+/// Smallest write size taken for a source's (a smaller common divisor is a coincidence).
+pub const MIN_WRITE_BYTES: u64 = 8;
 pub const GAP_TOLERANCE: f64 = 0.1;
 /// A write held longer than this share of the interval counts as held.
 pub const HELD_SHARE_OF_INTERVAL: f64 = 0.05;
@@ -40,12 +47,60 @@ pub struct WritePattern {
     pub max_hold_ms: f64,
 }
 
-/// Segments `(first transmission ns, new bytes)` in order.
-fn segments(writes: &[WriteRecord]) -> Vec<(u64, u64)> {
+/// Segments `(stream start, first transmission ns, new bytes)` in stream order.
+fn segments(writes: &[WriteRecord]) -> Vec<(u64, u64, u64)> {
     writes
         .iter()
-        .filter_map(|w| Some((w.first_send?.as_nanos(), w.end - w.start)))
+        .filter_map(|w| Some((w.start, w.first_send?.as_nanos(), w.end - w.start)))
         .collect()
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The write size: the greatest common divisor of the common segment sizes below the largest,
+/// if most segments below the largest are multiples of it.
+fn write_size(seg: &[(u64, u64, u64)]) -> Option<u64> {
+    let largest = seg.iter().map(|x| x.2).max()?;
+    let mut sizes: Vec<u64> = seg.iter().map(|x| x.2).filter(|&b| b < largest).collect();
+    if sizes.is_empty() {
+        sizes = vec![largest]; // every segment the same size
+    }
+    sizes.sort_unstable();
+    let mut g = 0;
+    let mut i = 0;
+    while i < sizes.len() {
+        let j = sizes[i..].partition_point(|&x| x == sizes[i]) + i;
+        if (j - i) as f64 >= COMMON_SHARE * seg.len() as f64 {
+            g = gcd(g, sizes[i]);
+        }
+        i = j;
+    }
+    let multiples = sizes.iter().filter(|&&b| g > 0 && b % g == 0).count();
+    (g >= MIN_WRITE_BYTES && multiples as f64 >= MIN_SHARE * sizes.len() as f64).then_some(g)
+}
+
+/// Each write's first transmission (ns) and whether it shares its segment with an earlier
+/// write: write `j` is bytes `[j·S, (j+1)·S)`.
+fn write_sends(seg: &[(u64, u64, u64)], s: u64) -> Vec<(f64, bool)> {
+    let first = seg[0].0;
+    let end = seg.last().map_or(first, |x| x.0 + x.2);
+    let n = (end - first) / s;
+    let mut out = Vec::with_capacity(n as usize);
+    let mut k = 0;
+    for j in 0..n {
+        let o = first + j * s;
+        while k + 1 < seg.len() && seg[k].0 + seg[k].2 <= o {
+            k += 1;
+        }
+        out.push((seg[k].1 as f64, seg[k].0 != o && seg[k].0 < o));
+    }
+    out
 }
 
 /// The pattern of `writes` (one per segment's new bytes, as a capture gives them), if they
@@ -55,62 +110,35 @@ pub fn estimate(writes: &[WriteRecord]) -> Option<WritePattern> {
     if seg.len() < 10 {
         return None;
     }
-    let mut sizes: Vec<u64> = seg.iter().map(|s| s.1).collect();
-    sizes.sort_unstable();
-    let (mut best, mut best_n, mut i) = (0, 0, 0);
-    while i < sizes.len() {
-        let j = sizes[i..].partition_point(|&x| x == sizes[i]) + i;
-        if j - i > best_n {
-            (best, best_n) = (sizes[i], j - i);
-        }
-        i = j;
-    }
-    let s = best;
-    if s == 0 || (best_n as f64) < MIN_SHARE * seg.len() as f64 || seg.iter().any(|x| x.1 % s != 0)
-    {
+    let s = write_size(&seg)?;
+    let sends = write_sends(&seg, s);
+    let n = sends.len();
+    if n < 10 {
         return None;
     }
-    let n: u64 = seg.iter().map(|x| x.1 / s).sum();
-    let span = seg.last()?.0 - seg[0].0;
-    // The first write of the first segment and the last of the last span n − 1 intervals
-    // (plus the holds at both ends, small against a long stream).
-    let t = span as f64 / (n - 1) as f64;
+    let (t0, t) = grid(&sends)?;
     let mut gaps: Vec<f64> = seg
         .windows(2)
-        .filter(|w| w[0].1 == s && w[1].1 == s)
-        .map(|w| (w[1].0 - w[0].0) as f64)
+        .filter(|w| w[0].2 == s && w[1].2 == s)
+        .map(|w| w[1].1 as f64 - w[0].1 as f64)
         .collect();
-    if gaps.len() < 5 {
-        return None;
-    }
-    gaps.sort_unstable_by(f64::total_cmp);
-    let median = gaps[gaps.len() / 2];
-    let near = gaps
-        .iter()
-        .filter(|&&g| (g - median).abs() <= GAP_TOLERANCE * median)
-        .count();
-    if (near as f64) < MIN_SHARE * gaps.len() as f64 || (t - median).abs() > GAP_TOLERANCE * median
-    {
-        return None;
-    }
-    // Write j's first transmission, and its hold against the grid.
-    let mut sends = Vec::with_capacity(n as usize);
-    let mut merged = 0;
-    for &(at, bytes) in &seg {
-        for k in 0..bytes / s {
-            sends.push(at as f64);
-            merged += u64::from(k > 0);
+    if gaps.len() >= 5 {
+        gaps.sort_unstable_by(f64::total_cmp);
+        let median = gaps[gaps.len() / 2];
+        let near = gaps
+            .iter()
+            .filter(|&&g| (g - median).abs() <= GAP_TOLERANCE * median)
+            .count();
+        if (near as f64) < MIN_SHARE * gaps.len() as f64
+            || (t - median).abs() > GAP_TOLERANCE * median
+        {
+            return None;
         }
     }
-    let t0 = sends
-        .iter()
-        .enumerate()
-        .map(|(j, &at)| at - j as f64 * t)
-        .fold(f64::INFINITY, f64::min);
     let holds: Vec<f64> = sends
         .iter()
         .enumerate()
-        .map(|(j, &at)| (at - (t0 + j as f64 * t)) / 1e6)
+        .map(|(j, &(at, _))| (at - (t0 + j as f64 * t)) / 1e6)
         .collect();
     let held = holds
         .iter()
@@ -119,29 +147,48 @@ pub fn estimate(writes: &[WriteRecord]) -> Option<WritePattern> {
     Some(WritePattern {
         write_bytes: s,
         interval_ms: t / 1e6,
-        writes: n,
-        merged_writes: merged,
+        writes: n as u64,
+        merged_writes: sends.iter().filter(|x| x.1).count() as u64,
         held_writes: held,
         mean_hold_ms: holds.iter().sum::<f64>() / n as f64,
         max_hold_ms: holds.iter().copied().fold(0.0, f64::max),
     })
 }
 
-/// The write times recovered (ns, on the capture's clock) and sizes: `t0 + j·T`, `S` each.
+/// `(t0, T)`: the edge of the lower convex hull of `(j, send(j))` spanning the most writes.
+fn grid(sends: &[(f64, bool)]) -> Option<(f64, f64)> {
+    let mut hull: Vec<(f64, f64)> = Vec::new();
+    for (j, &(y, _)) in sends.iter().enumerate() {
+        let p = (j as f64, y);
+        while hull.len() >= 2 {
+            let (a, b) = (hull[hull.len() - 2], hull[hull.len() - 1]);
+            // Drop b unless a → b → p turns left (b stays below the chord a–p).
+            if (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0) <= 0.0 {
+                hull.pop();
+            } else {
+                break;
+            }
+        }
+        hull.push(p);
+    }
+    let (a, b) = hull
+        .windows(2)
+        .map(|w| (w[0], w[1]))
+        .max_by(|x, y| (x.1 .0 - x.0 .0).total_cmp(&(y.1 .0 - y.0 .0)))?;
+    let t = (b.1 - a.1) / (b.0 - a.0);
+    (t > 0.0).then_some((a.1 - a.0 * t, t))
+}
+
+/// The writes recovered: (time ns on the capture's clock, bytes), `t0 + j·T` and `S` each.
 pub fn writes(p: &WritePattern, writes: &[WriteRecord]) -> Vec<(u64, u64)> {
     let seg = segments(writes);
-    let t = p.interval_ms * 1e6;
-    let mut sends = Vec::new();
-    for &(at, bytes) in &seg {
-        for _ in 0..bytes / p.write_bytes {
-            sends.push(at as f64);
-        }
+    if seg.is_empty() {
+        return Vec::new();
     }
-    let t0 = sends
-        .iter()
-        .enumerate()
-        .map(|(j, &at)| at - j as f64 * t)
-        .fold(f64::INFINITY, f64::min);
+    let sends = write_sends(&seg, p.write_bytes);
+    let Some((t0, t)) = grid(&sends) else {
+        return Vec::new();
+    };
     (0..sends.len())
         .map(|j| ((t0 + j as f64 * t).max(0.0) as u64, p.write_bytes))
         .collect()
