@@ -69,7 +69,7 @@ fn write_size(seg: &[(u64, u64, u64)]) -> Option<u64> {
     let largest = seg.iter().map(|x| x.2).max()?;
     let mut sizes: Vec<u64> = seg.iter().map(|x| x.2).filter(|&b| b < largest).collect();
     if sizes.is_empty() {
-        sizes = vec![largest]; // every segment the same size
+        sizes = seg.iter().map(|x| x.2).collect(); // every segment the same size
     }
     sizes.sort_unstable();
     let mut g = 0;
@@ -192,4 +192,57 @@ pub fn writes(p: &WritePattern, writes: &[WriteRecord]) -> Vec<(u64, u64)> {
     (0..sends.len())
         .map(|j| ((t0 + j as f64 * t).max(0.0) as u64, p.write_bytes))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thinlab_tcp::Instant;
+
+    fn rec(start: u64, end: u64, sent_ms: f64) -> WriteRecord {
+        WriteRecord {
+            write_time: Instant::from_nanos(0),
+            start,
+            end,
+            first_send: Some(Instant::from_nanos((sent_ms * 1e6) as u64)),
+            transport: None,
+            app: None,
+            acked: None,
+        }
+    }
+
+    #[test]
+    fn equal_segments_every_140ms_with_some_held_and_merged() {
+        // 100 writes of 120 bytes every 140 ms from t = 1 s; writes 10 and 11 left together
+        // at write 11's time + 30 ms (held 170 and 30 ms).
+        let mut w = Vec::new();
+        let mut j = 0u64;
+        while j < 100 {
+            let t = 1000.0 + 140.0 * j as f64;
+            if j == 10 {
+                w.push(rec(j * 120, (j + 2) * 120, t + 140.0 + 30.0));
+                j += 2;
+            } else {
+                w.push(rec(j * 120, (j + 1) * 120, t));
+                j += 1;
+            }
+        }
+        let p = estimate(&w).expect("a fixed-interval source");
+        assert_eq!((p.write_bytes, p.writes, p.merged_writes), (120, 100, 1));
+        assert!((p.interval_ms - 140.0).abs() < 1e-6, "{}", p.interval_ms);
+        assert_eq!(p.held_writes, 2);
+        assert!((p.mean_hold_ms - 2.0).abs() < 1e-6, "{}", p.mean_hold_ms);
+        assert!((p.max_hold_ms - 170.0).abs() < 1e-6);
+        let ws = writes(&p, &w);
+        assert_eq!(ws.len(), 100);
+        assert_eq!(ws[11].0, (1000.0e6 + 140.0e6 * 11.0) as u64);
+    }
+
+    #[test]
+    fn irregular_sizes_give_no_pattern() {
+        let w: Vec<WriteRecord> = (0..50u64)
+            .map(|i| rec(i * 1000, i * 1000 + 137 + (i * 7919) % 500, i as f64 * 10.0))
+            .collect();
+        assert_eq!(estimate(&w), None);
+    }
 }

@@ -1,0 +1,110 @@
+//! The path and the writes of a captured flow, for `thinlab whatif`: what the simulator
+//! needs to replay the same application over the same network.
+//!
+//! - **Writes**: for a fixed-size, fixed-interval source the writes recovered on their grid
+//!   ([`thinlab_trace::write_pattern`], so held and merged writes are made when the application
+//!   made them); otherwise each segment's new bytes at its first transmission, as trace replay
+//!   reads a capture (`app.kind = "trace"`).
+//! - **Round trip**: data first sent → cumulatively ACKed, per write; the minimum is the
+//!   propagation round trip, and twice the median excess the jitter (uniform `[0, J]` has median
+//!   `J/2`). Retransmitted writes are left out (Karn and Partridge, "Improving Round-Trip Time
+//!   Estimates in Reliable Transport Protocols").
+//! - **Loss**: with the receiver capture, data segments sent and never captured arriving; with
+//!   the sender capture only, retransmissions per data segment (an upper bound: spurious
+//!   retransmissions count). The ACK direction is taken to lose at the same rate (a capture
+//!   pair cannot tell lost ACKs from ACKs never sent). Losses are independent (Bernoulli): their
+//!   burstiness is not estimated.
+//! - **Bottleneck rate**: not estimated; 100 Mbit/s, far above a thin stream's rate.
+
+use serde::Serialize;
+use thinlab_trace::flows::ConnectionAnalysis;
+use thinlab_trace::write_pattern::{self, WritePattern};
+
+/// Bottleneck rate assumed (not visible in a thin stream's capture).
+pub const ASSUMED_BANDWIDTH: &str = "100Mbit";
+
+/// The path estimated from a captured flow.
+#[derive(Clone, Debug, Serialize)]
+pub struct PathEstimate {
+    pub rtt_ms: f64,
+    pub jitter_ms: f64,
+    pub rtt_samples: u64,
+    pub forward_loss_rate: f64,
+    pub reverse_loss_rate: f64,
+    /// `"receiver capture"` or `"retransmissions (upper bound)"`.
+    pub loss_from: &'static str,
+    pub bandwidth: &'static str,
+}
+
+/// The writes to replay: `(ns since the first, bytes)`, and the pattern they came from.
+pub struct Writes {
+    pub writes: Vec<(u64, u64)>,
+    pub pattern: Option<WritePattern>,
+}
+
+pub fn writes(c: &ConnectionAnalysis) -> Writes {
+    let pattern = write_pattern::estimate(&c.records.writes);
+    let mut w: Vec<(u64, u64)> = match &pattern {
+        Some(p) => write_pattern::writes(p, &c.records.writes),
+        None => c
+            .records
+            .writes
+            .iter()
+            .filter_map(|w| Some((w.first_send?.as_nanos(), w.end - w.start)))
+            .collect(),
+    };
+    w.sort_by_key(|x| x.0);
+    let t0 = w.first().map_or(0, |x| x.0);
+    for x in &mut w {
+        x.0 -= t0;
+    }
+    Writes {
+        writes: w,
+        pattern,
+    }
+}
+
+pub fn path(c: &ConnectionAnalysis) -> Option<PathEstimate> {
+    let r = &c.records;
+    // Writes that went out once: their bytes were sent exactly once if no retransmission
+    // covered them; a capture marks nothing per write, so take those acknowledged before the
+    // next write's first send (no time for a retransmission of them to matter) as clean.
+    let mut rtts: Vec<f64> = r
+        .writes
+        .windows(2)
+        .filter_map(|w| {
+            let (s, a) = (w[0].first_send?, w[0].acked?);
+            let next = w[1].first_send?;
+            (a <= next || w[1].first_send.is_none()).then(|| (a - s).as_nanos() as f64 / 1e6)
+        })
+        .collect();
+    if rtts.is_empty() {
+        rtts = r
+            .writes
+            .iter()
+            .filter_map(|w| Some((w.acked? - w.first_send?).as_nanos() as f64 / 1e6))
+            .collect();
+    }
+    if rtts.is_empty() {
+        return None;
+    }
+    rtts.sort_unstable_by(f64::total_cmp);
+    let min = rtts[0];
+    let median = rtts[rtts.len() / 2];
+    let (loss, from) = match c.extras.loss_rate {
+        Some(l) => (l, "receiver capture"),
+        None => (
+            c.extras.estimated_loss_rate.unwrap_or(0.0),
+            "retransmissions (upper bound)",
+        ),
+    };
+    Some(PathEstimate {
+        rtt_ms: min,
+        jitter_ms: 2.0 * (median - min),
+        rtt_samples: rtts.len() as u64,
+        forward_loss_rate: loss,
+        reverse_loss_rate: loss,
+        loss_from: from,
+        bandwidth: ASSUMED_BANDWIDTH,
+    })
+}
