@@ -7,8 +7,10 @@
 //!   reads a capture (`app.kind = "trace"`).
 //! - **Round trip**: data first sent → cumulatively ACKed, per write; the minimum is the
 //!   propagation round trip, and twice the median excess the jitter (uniform `[0, J]` has median
-//!   `J/2`). Retransmitted writes are left out (Karn and Partridge, "Improving Round-Trip Time
-//!   Estimates in Reliable Transport Protocols").
+//!   `J/2`). Writes that were retransmitted are in the samples (a capture does not mark them)
+//!   but move neither the minimum nor, while fewer than half are lost, the median (the
+//!   ambiguity of Karn and Partridge, "Improving Round-Trip Time Estimates in Reliable
+//!   Transport Protocols").
 //! - **Loss**: with the receiver capture, data segments sent and never captured arriving; with
 //!   the sender capture only, retransmissions per data segment (an upper bound: spurious
 //!   retransmissions count). The ACK direction is taken to lose at the same rate (a capture
@@ -65,26 +67,12 @@ pub fn writes(c: &ConnectionAnalysis) -> Writes {
 }
 
 pub fn path(c: &ConnectionAnalysis) -> Option<PathEstimate> {
-    let r = &c.records;
-    // Writes that went out once: their bytes were sent exactly once if no retransmission
-    // covered them; a capture marks nothing per write, so take those acknowledged before the
-    // next write's first send (no time for a retransmission of them to matter) as clean.
-    let mut rtts: Vec<f64> = r
+    let mut rtts: Vec<f64> = c
+        .records
         .writes
-        .windows(2)
-        .filter_map(|w| {
-            let (s, a) = (w[0].first_send?, w[0].acked?);
-            let next = w[1].first_send?;
-            (a <= next || w[1].first_send.is_none()).then(|| (a - s).as_nanos() as f64 / 1e6)
-        })
+        .iter()
+        .filter_map(|w| Some((w.acked? - w.first_send?).as_nanos() as f64 / 1e6))
         .collect();
-    if rtts.is_empty() {
-        rtts = r
-            .writes
-            .iter()
-            .filter_map(|w| Some((w.acked? - w.first_send?).as_nanos() as f64 / 1e6))
-            .collect();
-    }
     if rtts.is_empty() {
         return None;
     }
