@@ -162,8 +162,8 @@ impl Endpoint {
         self.dsack_after_ack(t, undo_before, ecr, prior_delivered);
         self.trace_recovery(now, phase_at_start, losses_before, undos_before);
         if acked_new && phase_before != Phase::Recovery && t != Transition::EnteredRecovery {
-            let flight = self.flight_for_growth(in_flight_before);
-            self.cc.on_ack(now, summary.segments, flight, ca_sample);
+            let limited = self.cwnd_limited(in_flight_before);
+            self.cc.on_ack(now, summary.segments, limited, ca_sample);
         }
         // RDB patch: hidden loss → CWR; RDB adaptive: loss signals and the allowance
         let hole = dup || (self.neg.sack && !seg.options.sack_blocks.is_empty());
@@ -230,17 +230,15 @@ impl Endpoint {
         }
     }
 
-    /// The flight the congestion controller judges "cwnd-limited" by: the flight before the
-    /// ACK, or, with `cwnd_limited_window`, cwnd when the window was in use and less otherwise.
-    fn flight_for_growth(&self, in_flight_before: u32) -> u32 {
-        if !self.cfg.cwnd_limited_window {
-            return in_flight_before;
-        }
+    /// Whether the window was in use, so that this ACK may grow it: the flight before the ACK
+    /// reached cwnd (Linux 2.6.22), or, with `cwnd_limited_window`, the window-usage rule of
+    /// `cwnd_validation` (modern Linux `tcp_is_cwnd_limited`).
+    fn cwnd_limited(&self, in_flight_before: u32) -> bool {
         let cwnd = self.cc.cwnd();
-        if self.cwnd_usage.may_grow(cwnd, cwnd < self.cc.ssthresh()) {
-            cwnd.max(in_flight_before)
+        if self.cfg.cwnd_limited_window {
+            self.cwnd_usage.may_grow(cwnd, cwnd < self.cc.ssthresh())
         } else {
-            in_flight_before.min(cwnd.saturating_sub(1))
+            in_flight_before >= cwnd
         }
     }
 

@@ -11,7 +11,7 @@
 //! one entry per original segment, so SACK, the scoreboard and recovery see no difference.
 
 use super::Endpoint;
-use crate::cc::CongestionControl;
+use crate::cc::{CongestionControl, CongestionEvent};
 use crate::config::RdbVariant;
 use crate::event::SendKind;
 use crate::recovery::Phase;
@@ -253,7 +253,7 @@ impl Endpoint {
             return;
         }
         let base = self.rec.reduction_base(&self.cc, in_flight);
-        self.cc.on_cwr(now, base);
+        self.cc.on_congestion_event(now, CongestionEvent::Cwr, base);
         let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
         self.events.push_back(crate::event::Event::Recovery {
             at: now,
