@@ -27,6 +27,7 @@ pub mod stats;
 pub mod thin;
 pub mod time;
 pub mod timer_wheel;
+pub mod timers;
 pub mod wire;
 
 pub use config::{

@@ -22,6 +22,7 @@ pub mod dsack;
 pub mod dupack;
 pub mod early_retransmit;
 pub mod er_threshold;
+pub mod manager;
 pub mod newreno;
 pub mod prr;
 pub mod rack;
