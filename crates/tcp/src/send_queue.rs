@@ -115,13 +115,29 @@ impl SendQueue {
 
     /// Copy as much of `data` as fits into the buffer; returns the count.
     pub fn write(&mut self, data: &[u8]) -> usize {
-        let used = (self.written - self.una) as usize;
-        let n = self.capacity.saturating_sub(used).min(data.len());
+        let n = self.room().min(data.len());
         if n > 0 {
             self.unsent.push_back(Bytes::copy_from_slice(&data[..n]));
         }
         self.written += n as u64;
         n
+    }
+
+    /// Queue as much of `data` as fits without copying it (the buffer keeps a slice of the
+    /// caller's `Bytes`); returns the count.
+    pub fn write_bytes(&mut self, data: Bytes) -> usize {
+        let n = self.room().min(data.len());
+        if n > 0 {
+            self.unsent.push_back(data.slice(..n));
+        }
+        self.written += n as u64;
+        n
+    }
+
+    /// Free space in the send buffer.
+    fn room(&self) -> usize {
+        let used = (self.written - self.una) as usize;
+        self.capacity.saturating_sub(used)
     }
 
     pub fn unsent_len(&self) -> u64 {
@@ -461,6 +477,25 @@ impl SendQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `write_bytes` keeps the caller's buffer: segments are slices of it, not copies.
+    #[test]
+    fn write_bytes_does_not_copy() {
+        static DATA: [u8; 3000] = [7; 3000];
+        let mut q = SendQueue::new(2000);
+        assert_eq!(
+            q.write_bytes(Bytes::from_static(&DATA)),
+            2000,
+            "buffer-limited"
+        );
+        let i = q.push_new(Instant::ZERO, 1448, false);
+        let seg = q.get(i).unwrap();
+        assert_eq!(seg.payload.as_ptr(), DATA.as_ptr());
+        assert_eq!(seg.payload.len(), 1448);
+        let j = q.push_new(Instant::ZERO, 552, false);
+        assert_eq!(q.get(j).unwrap().payload.as_ptr(), DATA[1448..].as_ptr());
+        assert_eq!(q.unsent_len(), 0);
+    }
 
     #[test]
     fn segments_are_slices_and_acks_trim() {

@@ -34,6 +34,13 @@ use thinlab_trace::{FlowRecorder, FlowStatus};
 
 /// Zero bytes: the content of every application write.
 static ZEROS: [u8; 64 * 1024] = [0; 64 * 1024];
+
+/// `len` bytes of simulated payload: a slice of one static buffer, never copied or zeroed
+/// (its content is never looked at; captures write zeros, as before).
+fn zeros(len: usize) -> bytes::Bytes {
+    bytes::Bytes::from_static(&ZEROS[..len])
+}
+
 const NS_PER_SEC: u64 = 1_000_000_000;
 const SERVER_PORT: u16 = 5001;
 /// Timer firings at one instant after which an endpoint is assumed stuck and pushed 1 ms on.
@@ -368,7 +375,7 @@ impl<'a> Sim<'a> {
                 while writable && source.bulk_budget() > 0 {
                     let budget = source.bulk_budget();
                     let chunk = budget.min(ZEROS.len() as u64) as usize;
-                    match ep.write(t, &ZEROS[..chunk]) {
+                    match ep.write_bytes(t, zeros(chunk)) {
                         Ok(n) if n > 0 => {
                             recorder.on_write(t, *issued, *issued + n as u64);
                             *issued += n as u64;
@@ -383,7 +390,7 @@ impl<'a> Sim<'a> {
             } else {
                 while *pending > 0 {
                     let chunk = (*pending).min(ZEROS.len() as u64) as usize;
-                    match ep.write(t, &ZEROS[..chunk]) {
+                    match ep.write_bytes(t, zeros(chunk)) {
                         Ok(n) => {
                             *pending -= n as u64;
                             if n < chunk {

@@ -200,6 +200,16 @@ impl Endpoint {
     /// Application write: accepts up to the free send-buffer space and returns how much it took.
     /// Data written before the handshake completes is sent once it does.
     pub fn write(&mut self, _now: Instant, data: &[u8]) -> Result<usize, EndpointError> {
+        self.check_writable()?;
+        Ok(self.snd.write(data))
+    }
+    /// [`Endpoint::write`] without a copy: the send buffer keeps a slice of `data` (a
+    /// simulator's payload can be one shared, never-written buffer).
+    pub fn write_bytes(&mut self, _now: Instant, data: Bytes) -> Result<usize, EndpointError> {
+        self.check_writable()?;
+        Ok(self.snd.write_bytes(data))
+    }
+    fn check_writable(&self) -> Result<(), EndpointError> {
         if let Some(e) = &self.error {
             return Err(*e);
         }
@@ -214,7 +224,7 @@ impl Endpoint {
         if !open || self.snd.fin_queued {
             return Err(EndpointError::ClosedForSending);
         }
-        Ok(self.snd.write(data))
+        Ok(())
     }
     /// Next chunk of in-order received data, if any. Reading reopens the receive window.
     pub fn read(&mut self) -> Option<Bytes> {
