@@ -17,6 +17,7 @@ pub mod endpoint;
 pub mod event;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod islost_index;
 pub mod recovery;
 pub mod registry;
 pub mod rtt;

@@ -10,6 +10,7 @@
 //! Invariant: `una <= nxt <= written`; `rtx` covers `[una, nxt)` (plus the FIN) contiguously,
 //! in order, one entry per transmitted segment.
 
+use crate::islost_index::IsLostIndex;
 use crate::time::Instant;
 use bytes::{Bytes, BytesMut};
 use std::collections::VecDeque;
@@ -92,6 +93,8 @@ pub struct SendQueue {
     retrans_out: u32,
     /// Segments marked lost so far, lost retransmissions included (Linux `tp->lost`).
     losses: u64,
+    /// The highest SACKed segments and the lost frontier (`recovery::sack::mark_lost`).
+    islost: IsLostIndex,
 }
 
 impl SendQueue {
@@ -110,6 +113,7 @@ impl SendQueue {
             lost_out: 0,
             retrans_out: 0,
             losses: 0,
+            islost: IsLostIndex::default(),
         }
     }
 
@@ -266,6 +270,7 @@ impl SendQueue {
         }
         s.sacked = true;
         self.sacked_out += 1;
+        self.islost.on_sacked(s.seq_end());
         if s.lost {
             s.lost = false;
             self.lost_out -= 1;
@@ -294,6 +299,7 @@ impl SendQueue {
             if h.sacked {
                 h.sacked = false;
                 self.sacked_out -= 1;
+                self.islost.on_unsacked(h.seq_end());
             }
         }
         for i in 0..self.rtx.len() {
@@ -319,6 +325,32 @@ impl SendQueue {
             self.retrans_out -= 1;
             self.losses += 1;
         }
+    }
+
+    /// The sequence-space end of the `k`-th highest SACKed segment, when `k` ≤ 3 and there
+    /// are at least `k` SACKed segments.
+    pub fn kth_highest_sacked_end(&self, k: u32) -> Option<u64> {
+        self.islost.kth_highest_end(k)
+    }
+
+    /// Mark lost every un-SACKed segment ending below `limit` (sequence space), visiting only
+    /// the segments above the lost frontier; returns how many were newly marked.
+    pub fn mark_lost_below(&mut self, limit: u64) -> u32 {
+        let frontier = self.islost.frontier;
+        let mut i = self.rtx.partition_point(|s| s.seq_end() <= frontier);
+        let mut newly = 0;
+        while let Some(s) = self.rtx.get(i) {
+            if s.seq_end() >= limit {
+                break;
+            }
+            if !s.sacked && !s.lost {
+                self.set_lost(i);
+                newly += 1;
+            }
+            i += 1;
+        }
+        self.islost.frontier = frontier.max(limit - 1);
+        newly
     }
 
     /// Index of the first segment marked lost whose retransmission is not in flight.
@@ -372,6 +404,16 @@ impl SendQueue {
         }
         if !self.rtx.is_empty() && at != self.nxt {
             return Err(format!("entries end at {at}, nxt {}", self.nxt));
+        }
+        let mut tops: Vec<u64> = self.rtx.iter().filter(|s| s.sacked).map(|s| s.seq_end()).collect();
+        tops.reverse();
+        tops.truncate(IsLostIndex::TOP);
+        if tops != self.islost.top() {
+            return Err(format!("highest SACKed {tops:?}, index {:?}", self.islost.top()));
+        }
+        let f = self.islost.frontier;
+        if let Some(s) = self.rtx.iter().find(|s| s.seq_end() <= f && !s.sacked && !s.lost) {
+            return Err(format!("[{}, {}) below the lost frontier {f} is not lost", s.start, s.end));
         }
         if (sacked, lost, retrans) != (self.sacked_out, self.lost_out, self.retrans_out) {
             return Err(format!(
@@ -466,6 +508,7 @@ impl SendQueue {
             sum.karn_sent_at = oldest;
             sum.ca_sent_at = newest;
         }
+        self.islost.on_acked(ack);
         self.una = ack.min(self.nxt);
         if self.fin_sent && ack > self.nxt {
             self.fin_acked = true;
