@@ -56,6 +56,18 @@ pub fn run(s: &Scenario, seed: u64) -> RunResult {
     run_observed(s, seed, &mut |_| {})
 }
 
+/// Like [`run`], keeping every write's record in `FlowResult::records.writes` (memory grows
+/// with the number of writes). [`run`] folds the records of writes that reached every
+/// milestone into exact histograms as it goes (`thinlab_trace::FlowRecorder::compacting`);
+/// every metric is the same either way.
+pub fn run_keeping_writes(s: &Scenario, seed: u64) -> RunResult {
+    let mut sim = Sim::new(s, seed);
+    for fl in &mut sim.flows {
+        fl.recorder = FlowRecorder::new();
+    }
+    sim.run(&mut |_| {})
+}
+
 /// Like [`run`], calling `on_progress` with the simulated time at most once per simulated second.
 pub fn run_observed(s: &Scenario, seed: u64, on_progress: &mut dyn FnMut(Duration)) -> RunResult {
     Sim::new(s, seed).run(on_progress)
@@ -148,7 +160,7 @@ impl<'a> Sim<'a> {
                         stream(seed, Component::App(i as u32)),
                         stop,
                     ),
-                    recorder: FlowRecorder::new(),
+                    recorder: FlowRecorder::compacting(),
                     sender: if f.direction == Direction::Forward {
                         0
                     } else {
@@ -514,7 +526,7 @@ fn issue(rec: &mut FlowRecorder, issued: &mut u64, pending: &mut u64, now: u64, 
 /// bound.
 fn flow_status(fl: &FlowSim, stop: u64, drain_bound_hit: bool) -> (FlowStatus, Option<String>) {
     let rec = fl.recorder.records();
-    let undelivered = rec.writes.len() as u64 - rec.writes_delivered();
+    let undelivered = rec.write_count() - rec.writes_delivered();
     let error = [fl.sender, 0, 1 - fl.sender].iter().find_map(|&side| {
         fl.eps[side]
             .as_ref()
@@ -532,13 +544,13 @@ fn flow_status(fl: &FlowSim, stop: u64, drain_bound_hit: bool) -> (FlowStatus, O
         EndpointError::ClosedForSending => "closed".to_string(),
     };
     let late = fl.established_at.is_some_and(|t| t >= stop);
-    if undelivered == 0 && fl.pending == 0 && fl.source_started && !(late && rec.writes.is_empty())
+    if undelivered == 0 && fl.pending == 0 && fl.source_started && !(late && rec.write_count() == 0)
     {
         // Every write delivered; a connection that died afterwards (say, its FIN never
         // acknowledged) lost nothing the application wrote.
         return (FlowStatus::Completed, None);
     }
-    if late && rec.writes.is_empty() {
+    if late && rec.write_count() == 0 {
         let at = fl.established_at.unwrap_or(stop) as f64 / 1e9;
         return (
             FlowStatus::NeverEstablished,
