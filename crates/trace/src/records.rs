@@ -210,7 +210,12 @@ impl FlowRecorder {
         if end <= start {
             return;
         }
-        if self.rec.writes.last().map_or(self.rec.retired.end, |w| w.end) >= end
+        if self
+            .rec
+            .writes
+            .last()
+            .map_or(self.rec.retired.end, |w| w.end)
+            >= end
             && self.rec.write_count() > 0
         {
             self.unsorted = true;
