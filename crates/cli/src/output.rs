@@ -17,6 +17,10 @@ use thinlab_trace::metrics::latency_cdf_runs;
 use thinlab_trace::plot::{cdf_svg, suggest_log_x, PlotSpec, Series, View};
 use thinlab_trace::FlowMetrics;
 
+/// One line of the latency CDF: (configuration label, flow, legend label, the samples as
+/// ascending `(value, count)` runs).
+type CdfLine = (String, String, String, Vec<(f64, u64)>);
+
 /// CDF points kept per line (the tail above p99 is kept exactly on top of these).
 const CDF_POINTS: usize = 400;
 /// Most lines drawn in one plot; with more, the plots are left out (the CSV has them all).
@@ -179,7 +183,7 @@ impl Results<'_> {
 
     /// Lines of the CDF: (configuration label, flow, label for the legend, the samples as
     /// ascending `(value, count)` runs).
-    fn lines(&self) -> Vec<(String, String, String, Vec<(f64, u64)>)> {
+    fn lines(&self) -> Vec<CdfLine> {
         let mut out = Vec::new();
         for (i, c) in self.configs.iter().enumerate() {
             let flows = self.flows_of(i);
@@ -311,11 +315,7 @@ impl Results<'_> {
             .with_context(|| format!("writing {}", path.display()))
     }
 
-    fn write_cdf_csv(
-        &self,
-        path: &Path,
-        lines: &[(String, String, String, Vec<(f64, u64)>)],
-    ) -> Result<()> {
+    fn write_cdf_csv(&self, path: &Path, lines: &[CdfLine]) -> Result<()> {
         let mut w =
             csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
         w.write_record(["configuration", "flow", "latency_ms", "fraction"])?;
@@ -333,11 +333,7 @@ impl Results<'_> {
             .with_context(|| format!("writing {}", path.display()))
     }
 
-    fn write_plots(
-        &self,
-        dir: &Path,
-        lines: &[(String, String, String, Vec<(f64, u64)>)],
-    ) -> Result<()> {
+    fn write_plots(&self, dir: &Path, lines: &[CdfLine]) -> Result<()> {
         // Only lines with samples, and no more than a plot can show.
         let with_data: Vec<_> = lines.iter().filter(|l| !l.3.is_empty()).collect();
         if with_data.is_empty() || with_data.len() > MAX_PLOT_SERIES {
