@@ -48,7 +48,7 @@ fn compacted_runs_give_the_metrics_of_the_full_records() {
         (THIN.to_string(), 0.01, "5ms"),
         (format!("{THIN}{BULK}"), 0.0, "1ms"),
     ] {
-        let s = scenario(&flows, loss, &jitter);
+        let s = scenario(&flows, loss, jitter);
         let (a, b) = (run(&s, 7), run_keeping_writes(&s, 7));
         for (fa, fb) in a.flows.iter().zip(&b.flows) {
             let what = format!("{} at loss {loss}, jitter {jitter}", fa.name);
