@@ -14,6 +14,7 @@
 pub mod attribution;
 pub mod clock;
 pub mod flows;
+pub mod histogram;
 pub mod metrics;
 pub mod pcap;
 pub mod plot;
