@@ -22,8 +22,8 @@ use thinlab_trace::clock::{ClockCorrection, ClockEstimate};
 use thinlab_trace::flows::{ConnectionAnalysis, Extras, ACK_CLOCKED_WINDOW_NS};
 use thinlab_trace::metrics::{latency_samples_ms, Milestone, Origin};
 use thinlab_trace::pcap::{CaptureStats, ChecksumOffload};
-use thinlab_trace::write_pattern::{self, WritePattern};
 use thinlab_trace::plot::{cdf_svg, suggest_log_x, PlotSpec, Series, View};
+use thinlab_trace::write_pattern::{self, WritePattern};
 use thinlab_trace::{latency_cdf, FlowMetrics};
 
 const CDF_POINTS: usize = 400;
@@ -475,7 +475,8 @@ fn write_csv(path: &Path, conns: &[ConnectionAnalysis]) -> Result<()> {
             c.at_sender.to_string(),
             c.clock.map_or(String::new(), |k| k.offset_ms.to_string()),
         ];
-        let unknown = |k: &str| !c.receiver_matched && (k == "bytes_delivered" || k == "goodput_bps");
+        let unknown =
+            |k: &str| !c.receiver_matched && (k == "bytes_delivered" || k == "goodput_bps");
         let vals = c
             .metrics
             .scalars()

@@ -93,7 +93,12 @@ pub struct AnalyzeArgs {
     pub connection: Option<String>,
     /// The receiver capture's clock minus the sender capture's, ms (e.g. -20), instead of the
     /// offset estimated from the captures (minimum one-way delays each way).
-    #[arg(long, value_name = "MS", allow_hyphen_values = true, requires = "receiver")]
+    #[arg(
+        long,
+        value_name = "MS",
+        allow_hyphen_values = true,
+        requires = "receiver"
+    )]
     pub clock_offset: Option<f64>,
     /// No summary table on stdout.
     #[arg(long, short = 'q')]
@@ -117,7 +122,12 @@ pub struct WhatifArgs {
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub repetitions: u32,
     /// The receiver capture's clock minus the sender capture's, ms (as for `analyze`).
-    #[arg(long, value_name = "MS", allow_hyphen_values = true, requires = "receiver")]
+    #[arg(
+        long,
+        value_name = "MS",
+        allow_hyphen_values = true,
+        requires = "receiver"
+    )]
     pub clock_offset: Option<f64>,
     /// No table on stdout.
     #[arg(long, short = 'q')]

@@ -70,9 +70,9 @@ pub fn check_has_tcp(path: &Path, s: &CaptureStats) -> Result<()> {
 
 /// Exit 2 unless `sel` is `ADDR:PORT-ADDR:PORT` (IPv6 in brackets).
 pub fn check_selector(sel: &str) -> Result<()> {
-    let ok = sel.split_once('-').is_some_and(|(a, b)| {
-        a.parse::<SocketAddr>().is_ok() && b.parse::<SocketAddr>().is_ok()
-    });
+    let ok = sel
+        .split_once('-')
+        .is_some_and(|(a, b)| a.parse::<SocketAddr>().is_ok() && b.parse::<SocketAddr>().is_ok());
     if ok {
         Ok(())
     } else {

@@ -7,8 +7,8 @@
 //! [`error`] (exit codes: 2 for bad input, 1 otherwise).
 
 mod analyze;
-mod capture_flows;
 mod args;
+mod capture_flows;
 mod emu_backend;
 mod error;
 mod estimate;

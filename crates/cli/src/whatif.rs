@@ -25,9 +25,9 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use thinlab_trace::flows::ConnectionAnalysis;
+use thinlab_trace::latency_cdf;
 use thinlab_trace::metrics::{latency_samples_ms, Milestone, Origin};
 use thinlab_trace::plot::{cdf_svg, suggest_log_x, PlotSpec, Series, View};
-use thinlab_trace::latency_cdf;
 
 /// (name, profile, mechanisms): the sets simulated.
 pub const SETS: [(&str, &str, &str); 8] = [
@@ -48,6 +48,9 @@ pub const SETS: [(&str, &str, &str); 8] = [
 /// Thresholds of the "later than" shares, ms.
 pub const LATE_MS: [f64; 3] = [100.0, 200.0, 400.0];
 const CDF_POINTS: usize = 400;
+
+/// Latency CDF points: (ms, fraction of writes at or below).
+type Cdf = Vec<(f64, f64)>;
 
 /// One row of the comparison.
 #[derive(Clone, Debug, Serialize)]
@@ -78,7 +81,11 @@ struct PathJson<'a> {
     repetitions: u32,
 }
 
-fn pick(conns: Vec<ConnectionAnalysis>, sel: Option<&str>, cap: &Path) -> Result<ConnectionAnalysis> {
+fn pick(
+    conns: Vec<ConnectionAnalysis>,
+    sel: Option<&str>,
+    cap: &Path,
+) -> Result<ConnectionAnalysis> {
     let ids: Vec<String> = conns.iter().map(ConnectionAnalysis::id).collect();
     let chosen = match sel {
         Some(s) => conns
@@ -90,15 +97,21 @@ fn pick(conns: Vec<ConnectionAnalysis>, sel: Option<&str>, cap: &Path) -> Result
             .filter(|c| c.at_sender)
             .max_by_key(|c| c.metrics.unique_bytes_sent),
     };
-    chosen.filter(|c| !c.records.writes.is_empty()).ok_or_else(|| {
-        BadInput::new(format!(
-            "{}: no flow with data seen at its sender{}; flows: {}",
-            cap.display(),
-            sel.map_or(String::new(), |s| format!(" matching --connection {s}")),
-            if ids.is_empty() { "(none)".into() } else { ids.join(", ") }
-        ))
-        .into()
-    })
+    chosen
+        .filter(|c| !c.records.writes.is_empty())
+        .ok_or_else(|| {
+            BadInput::new(format!(
+                "{}: no flow with data seen at its sender{}; flows: {}",
+                cap.display(),
+                sel.map_or(String::new(), |s| format!(" matching --connection {s}")),
+                if ids.is_empty() {
+                    "(none)".into()
+                } else {
+                    ids.join(", ")
+                }
+            ))
+            .into()
+        })
 }
 
 fn scenario(path: &PathEstimate, writes_csv: &Path, dur_s: f64, reps: u32, set: usize) -> String {
@@ -131,7 +144,11 @@ fn share_above(cdf: &[(f64, f64)], x: f64) -> Option<f64> {
     if cdf.is_empty() {
         return None;
     }
-    let f = cdf.iter().take_while(|p| p.0 <= x).last().map_or(0.0, |p| p.1);
+    let f = cdf
+        .iter()
+        .take_while(|p| p.0 <= x)
+        .last()
+        .map_or(0.0, |p| p.1);
     Some(1.0 - f)
 }
 
@@ -139,7 +156,10 @@ fn share_above(cdf: &[(f64, f64)], x: f64) -> Option<f64> {
 /// metrics of the set's runs (mean over the runs).
 fn row_of(set: &str, cdf: &[(f64, f64)], mean: Option<f64>, runs: &[serde_json::Value]) -> Row {
     let per_run = |f: &dyn Fn(&serde_json::Value) -> Option<f64>| -> Option<f64> {
-        let v: Vec<f64> = runs.iter().filter_map(|r| f(&r["flows"][0]["metrics"])).collect();
+        let v: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| f(&r["flows"][0]["metrics"]))
+            .collect();
         (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
     };
     Row {
@@ -180,7 +200,9 @@ pub fn whatif(args: WhatifArgs) -> Result<()> {
         PathBuf::from("results").join(format!("whatif-{}", clean_name(&stem)))
     });
     fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let out = out.canonicalize().context("resolving the output directory")?;
+    let out = out
+        .canonicalize()
+        .context("resolving the output directory")?;
     let writes_csv = out.join("writes.csv");
     let mut text = String::from("time,bytes\n");
     for (t, b) in &w.writes {
@@ -198,18 +220,28 @@ pub fn whatif(args: WhatifArgs) -> Result<()> {
         write_pattern: w.pattern.as_ref(),
         repetitions: args.repetitions,
     };
-    fs::write(out.join("path.json"), serde_json::to_string_pretty(&pj)? + "\n")?;
+    fs::write(
+        out.join("path.json"),
+        serde_json::to_string_pretty(&pj)? + "\n",
+    )?;
 
     // What the capture shows: latency from the first send (application-layer with the
     // receiver capture, ACK latency without).
-    let milestone = if has_rx { Milestone::App } else { Milestone::Ack };
+    let milestone = if has_rx {
+        Milestone::App
+    } else {
+        Milestone::Ack
+    };
     let mut captured = latency_samples_ms(&c.records, milestone, Origin::FirstSend);
     captured.sort_unstable_by(f64::total_cmp);
     let cap_cdf = latency_cdf(&captured, usize::MAX);
     let mut cap_row = row_of("as captured", &cap_cdf, None, &[]);
     let stats = thinlab_trace::LatencyStats::from_sorted(&captured);
-    (cap_row.mean_ms, cap_row.p50_from_send_ms, cap_row.p99_from_send_ms) =
-        (stats.mean, stats.p50, stats.p99);
+    (
+        cap_row.mean_ms,
+        cap_row.p50_from_send_ms,
+        cap_row.p99_from_send_ms,
+    ) = (stats.mean, stats.p50, stats.p99);
     cap_row.retransmissions = Some(c.metrics.retransmissions as f64);
     cap_row.redundant_bytes = Some(c.metrics.redundant_bytes_sent as f64);
     let mut rows = vec![cap_row];
@@ -221,7 +253,10 @@ pub fn whatif(args: WhatifArgs) -> Result<()> {
         let dir = out.join("sets").join(clean_name(name));
         fs::create_dir_all(&dir)?;
         let file = dir.join("scenario.toml");
-        fs::write(&file, scenario(&path, &writes_csv, dur_s, args.repetitions, i))?;
+        fs::write(
+            &file,
+            scenario(&path, &writes_csv, dur_s, args.repetitions, i),
+        )?;
         crate::run::run(RunArgs {
             scenario: file,
             out: Some(dir.clone()),
@@ -251,7 +286,7 @@ pub fn whatif(args: WhatifArgs) -> Result<()> {
 
 /// The pooled CDF of application-layer latency from the write of a set's runs (its run
 /// folder's `latency_cdf.csv`, every repetition) and the runs of its `summary.json`.
-fn cdf_of(dir: &Path) -> Result<(Vec<(f64, f64)>, Vec<serde_json::Value>)> {
+fn cdf_of(dir: &Path) -> Result<(Cdf, Vec<serde_json::Value>)> {
     let summary: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(dir.join("summary.json"))?)?;
     let runs = summary["runs"].as_array().cloned().unwrap_or_default();
@@ -271,7 +306,16 @@ fn fmt(v: Option<f64>, digits: usize) -> String {
 fn table(rows: &[Row]) -> String {
     let mut t = format!(
         "{:<14} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>8} {:>10}\n",
-        "set", "p50 ms", "p90 ms", "p99 ms", "mean ms", ">100ms", ">200ms", ">400ms", "retrans", "redundant"
+        "set",
+        "p50 ms",
+        "p90 ms",
+        "p99 ms",
+        "mean ms",
+        ">100ms",
+        ">200ms",
+        ">400ms",
+        "retrans",
+        "redundant"
     );
     for r in rows {
         let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.2}%", v * 100.0));
@@ -304,8 +348,17 @@ fn write_outputs(
 ) -> Result<()> {
     let mut w = csv::Writer::from_path(out.join("whatif.csv"))?;
     w.write_record([
-        "set", "p50_ms", "p90_ms", "p99_ms", "mean_ms", "p50_from_send_ms", "p99_from_send_ms",
-        "later_than_100ms", "later_than_200ms", "later_than_400ms", "retransmissions_per_run",
+        "set",
+        "p50_ms",
+        "p90_ms",
+        "p99_ms",
+        "mean_ms",
+        "p50_from_send_ms",
+        "p99_from_send_ms",
+        "later_than_100ms",
+        "later_than_200ms",
+        "later_than_400ms",
+        "retransmissions_per_run",
         "redundant_bytes_per_run",
     ])?;
     let s = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
@@ -350,10 +403,20 @@ fn write_outputs(
     );
     md.push_str("\nFrom the first send (sets: mean of the runs' percentiles):\n\n| set | p50 ms | p99 ms |\n|---|---|---|\n");
     for r in rows {
-        let _ = writeln!(md, "| {} | {} | {} |", r.set, fmt(r.p50_from_send_ms, 1), fmt(r.p99_from_send_ms, 1));
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} |",
+            r.set,
+            fmt(r.p50_from_send_ms, 1),
+            fmt(r.p99_from_send_ms, 1)
+        );
     }
     fs::write(out.join("whatif.md"), md)?;
-    let plot: Vec<Series> = series.iter().filter(|s| !s.points.is_empty()).cloned().collect();
+    let plot: Vec<Series> = series
+        .iter()
+        .filter(|s| !s.points.is_empty())
+        .cloned()
+        .collect();
     if plot.is_empty() {
         return Ok(());
     }
@@ -361,7 +424,11 @@ fn write_outputs(
         ("latency_cdf.svg", View::Cdf, suggest_log_x(&plot), "CDF"),
         ("latency_ccdf.svg", View::Ccdf, false, "tail (CCDF)"),
     ] {
-        let spec = PlotSpec::latency(format!("what if: latency per mechanism set, {kind}"), view, log_x);
+        let spec = PlotSpec::latency(
+            format!("what if: latency per mechanism set, {kind}"),
+            view,
+            log_x,
+        );
         let svg = cdf_svg(&plot, &spec).with_context(|| format!("drawing {file}"))?;
         fs::write(out.join(file), svg)?;
     }

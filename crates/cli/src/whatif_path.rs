@@ -60,10 +60,7 @@ pub fn writes(c: &ConnectionAnalysis) -> Writes {
     for x in &mut w {
         x.0 -= t0;
     }
-    Writes {
-        writes: w,
-        pattern,
-    }
+    Writes { writes: w, pattern }
 }
 
 pub fn path(c: &ConnectionAnalysis) -> Option<PathEstimate> {

@@ -163,7 +163,15 @@ fn a_receiver_clock_20ms_behind_is_found_and_corrected() {
     ok(&thinlab(
         d,
         &[
-            "analyze", &snd, "--receiver", &rcv, "--out", "c", "-q", "--clock-offset", "0",
+            "analyze",
+            &snd,
+            "--receiver",
+            &rcv,
+            "--out",
+            "c",
+            "-q",
+            "--clock-offset",
+            "0",
         ],
     ));
     let c = conn(&d.join("c"));
@@ -190,7 +198,10 @@ fn swapped_unrelated_and_non_captures_exit_2() {
         "look swapped",
     );
     std::fs::write(d.join("text.pcap"), "hello, not a capture\n").unwrap();
-    bad(&thinlab(d, &["analyze", "text.pcap"]), "not a pcap or pcapng");
+    bad(
+        &thinlab(d, &["analyze", "text.pcap"]),
+        "not a pcap or pcapng",
+    );
     std::fs::write(d.join("empty.pcap"), "").unwrap();
     bad(&thinlab(d, &["analyze", "empty.pcap"]), "empty");
     // A valid pcap header and nothing else.
@@ -234,11 +245,20 @@ fn the_write_pattern_estimates_what_first_send_latency_misses() {
     // With Nagle's algorithm a 30 ms stream over a 100 ms path has writes held and merged;
     // with TCP_NODELAY at 140 ms hardly any.
     let nagle = SCENARIO
-        .replace("interval = \"140ms\" }", "interval = \"30ms\" }\ntcp = { nodelay = false }")
-        .replace("\"flow.0.tcp.profile\" = [\"linux-2.6.22\", \"linux\"]", "\"flow.0.tcp.nodelay\" = [false, true]");
+        .replace(
+            "interval = \"140ms\" }",
+            "interval = \"30ms\" }\ntcp = { nodelay = false }",
+        )
+        .replace(
+            "\"flow.0.tcp.profile\" = [\"linux-2.6.22\", \"linux\"]",
+            "\"flow.0.tcp.nodelay\" = [false, true]",
+        );
     assert!(nagle.contains("nodelay\" = [false"), "{nagle}");
     std::fs::write(d.join("n.toml"), nagle).unwrap();
-    ok(&thinlab(d, &["run", "n.toml", "--out", "out", "--capture", "--quiet"]));
+    ok(&thinlab(
+        d,
+        &["run", "n.toml", "--out", "out", "--capture", "--quiet"],
+    ));
     let dirs = ["false", "true"].map(|v| format!("out/pcap/flow.0.tcp.nodelay_{v}-rep0"));
     let truth = json(&d.join("out/summary.json"));
     for (i, dir) in dirs.iter().enumerate() {

@@ -8,9 +8,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn data(name: &str) -> String {
-    let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "tests", "data", name]
-        .iter()
-        .collect();
+    let p: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "..",
+        "tests",
+        "data",
+        name,
+    ]
+    .iter()
+    .collect();
     p.to_string_lossy().into_owned()
 }
 
@@ -58,9 +65,10 @@ fn kernel_retransmissions_are_attributed_as_the_kernel_counted_them() {
     let d = tmp.path();
     // (capture, kernel: RetransSegs less SYN retransmissions, RTO expiries (TCPTimeouts
     // less the SYN's), TCPLossProbes, TCPFastRetrans)
-    for (stem, retrans, rtos, probes, fast) in
-        [("kernel-140ms", 22, 0, 1, 21), ("kernel-30ms", 95, 2, 2, 93)]
-    {
+    for (stem, retrans, rtos, probes, fast) in [
+        ("kernel-140ms", 22, 0, 1, 21),
+        ("kernel-30ms", 95, 2, 2, 93),
+    ] {
         let c = analyze(d, stem);
         let m = &c["metrics"];
         let by = &m["retransmissions_by_cause"];
@@ -129,20 +137,45 @@ fn whatif_replays_a_kernel_capture_with_every_set() {
     assert!((rtt - 100.0).abs() < 1.0, "rtt {rtt}");
     let loss = p["path"]["forward_loss_rate"].as_f64().unwrap();
     assert!((0.03..0.07).contains(&loss), "loss {loss}");
-    assert_eq!(p["write_pattern"]["interval_ms"].as_f64().unwrap().round(), 140.0);
+    assert_eq!(
+        p["write_pattern"]["interval_ms"].as_f64().unwrap().round(),
+        140.0
+    );
     let mut r = csv::Reader::from_path(w.join("whatif.csv")).unwrap();
     let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
     let sets: Vec<&str> = rows.iter().map(|x| &x[0]).collect();
     assert_eq!(
         sets,
-        ["as captured", "plain", "LT", "mFR", "ER", "RDB", "RDB+LT+mFR", "TLP+RACK", "linux"]
+        [
+            "as captured",
+            "plain",
+            "LT",
+            "mFR",
+            "ER",
+            "RDB",
+            "RDB+LT+mFR",
+            "TLP+RACK",
+            "linux"
+        ]
     );
     let p99 = |set: &str| -> f64 {
-        rows.iter().find(|x| &x[0] == set).unwrap()[3].parse().unwrap()
+        rows.iter().find(|x| &x[0] == set).unwrap()[3]
+            .parse()
+            .unwrap()
     };
     // RDB recovers a lost write with the next one: its tail is one interval plus the path.
-    assert!(p99("RDB") < 200.0 && p99("plain") > 250.0, "{} {}", p99("RDB"), p99("plain"));
-    for f in ["whatif.md", "latency_cdf.svg", "latency_ccdf.svg", "writes.csv"] {
+    assert!(
+        p99("RDB") < 200.0 && p99("plain") > 250.0,
+        "{} {}",
+        p99("RDB"),
+        p99("plain")
+    );
+    for f in [
+        "whatif.md",
+        "latency_cdf.svg",
+        "latency_ccdf.svg",
+        "writes.csv",
+    ] {
         assert!(w.join(f).is_file(), "{f}");
     }
     assert!(w.join("sets/RDB/summary.json").is_file());

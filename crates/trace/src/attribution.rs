@@ -154,7 +154,11 @@ impl Attributor {
         una: u64,
         highest: u64,
     ) -> (SendKind, Confidence) {
-        for u in self.unacked.iter_mut().filter(|u| u.0 > start && u.0 <= end) {
+        for u in self
+            .unacked
+            .iter_mut()
+            .filter(|u| u.0 > start && u.0 <= end)
+        {
             u.2 = true;
         }
         let since_data = self.last_data_at.map(|d| t.saturating_sub(d));

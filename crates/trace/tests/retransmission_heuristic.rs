@@ -159,7 +159,10 @@ fn duplicate_acks_decide_between_fast_early_and_rack() {
     // The first segment is lost, the second arrives: one duplicate ACK (SACKing the second
     // when `sack`), and the first is resent at once.
     let at = T0 + 61 * MS;
-    for (sack, want) in [(true, (1, 0, 0, 1, 0, 0, 0)), (false, (1, 0, 1, 0, 0, 0, 0))] {
+    for (sack, want) in [
+        (true, (1, 0, 0, 1, 0, 0, 0)),
+        (false, (1, 0, 1, 0, 0, 0, 0)),
+    ] {
         let mut pk = start();
         pk.push(dupack(T0 + 60 * MS, sack));
         pk.push(dupack(at, sack));
