@@ -185,6 +185,16 @@ pub fn group(packets: &[TcpPacket]) -> Vec<(ConnKey, Vec<usize>)> {
 /// Analyses every connection of the sender capture, with the receiver capture if given
 /// (packets in memory; [`Analyzer`] does the same on streams).
 pub fn analyze(sender: &[TcpPacket], receiver: Option<&[TcpPacket]>) -> Vec<ConnectionAnalysis> {
+    analyze_with_clock(sender, receiver, None)
+}
+
+/// [`analyze`] with the receiver capture's clock minus the sender capture's given (ms; `None`:
+/// estimated), e.g. `Some(0.0)` for two captures stamped by one clock.
+pub fn analyze_with_clock(
+    sender: &[TcpPacket],
+    receiver: Option<&[TcpPacket]>,
+    clock_offset_ms: Option<f64>,
+) -> Vec<ConnectionAnalysis> {
     let mut a = Analyzer::new();
     for p in sender {
         a.sender_packet(p);
@@ -200,6 +210,10 @@ pub fn analyze(sender: &[TcpPacket], receiver: Option<&[TcpPacket]>) -> Vec<Conn
         b.sender_packet(p);
     }
     let mut rev = b.finish_sender(Select::SecondaryOf(&primaries));
+    if let Some(ms) = clock_offset_ms {
+        fwd.set_clock_offset_ms(ms);
+        rev.set_clock_offset_ms(-ms);
+    }
     for p in sender {
         rev.receiver_packet(p);
     }
