@@ -430,6 +430,13 @@ fn extras_scalars(e: &Extras) -> Vec<(String, Option<f64>)> {
             e.lost_packets.map(|x| x as f64),
         ),
         ("extras.loss_rate".to_string(), e.loss_rate),
+        (
+            "extras.reverse_lost_packets".to_string(),
+            e.reverse_lost_packets.map(|x| x as f64),
+        ),
+        ("extras.reverse_loss_rate".to_string(), e.reverse_loss_rate),
+        ("extras.loss_after_loss".to_string(), e.loss_after_loss),
+        ("extras.mean_loss_burst".to_string(), e.mean_loss_burst),
     ];
     let c = &e.retransmission_confidence;
     for (k, x) in [("high", c.high), ("medium", c.medium), ("low", c.low)] {

@@ -120,7 +120,7 @@ fn scenario(path: &PathEstimate, writes_csv: &Path, dur_s: f64, reps: u32, set: 
         "# written by thinlab whatif: the captured writes over the estimated path\n\
          name = \"whatif-{}\"\nseed = 1\nduration = \"{}ms\"\nrepetitions = {reps}\n\n\
          [network]\nrtt = \"{}us\"\nbandwidth = \"{}\"\njitter = \"{}us\"\nqueue_packets = 1000\n\n\
-         [network.forward.loss]\nmodel = \"bernoulli\"\nrate = {}\n\n\
+         [network.forward.loss]\n{}\n\n\
          [network.reverse.loss]\nmodel = \"bernoulli\"\nrate = {}\n\n\
          [[flow]]\nname = \"capture\"\napp = {{ kind = \"trace\", file = {:?} }}\n\
          tcp = {{ profile = \"{profile}\", nodelay = true, mechanisms = {mechs} }}\n",
@@ -129,7 +129,10 @@ fn scenario(path: &PathEstimate, writes_csv: &Path, dur_s: f64, reps: u32, set: 
         (path.rtt_ms * 1000.0).round() as u64,
         path.bandwidth,
         (path.jitter_ms * 1000.0).round() as u64,
-        path.forward_loss_rate,
+        match path.forward_burst {
+            Some((p, r)) => format!("model = \"gilbert-elliott\"\np = {p}\nr = {r}"),
+            None => format!("model = \"bernoulli\"\nrate = {}", path.forward_loss_rate),
+        },
         path.reverse_loss_rate,
         writes_csv.display().to_string(),
     )
@@ -235,7 +238,12 @@ pub fn whatif(args: WhatifArgs) -> Result<()> {
     let mut captured = latency_samples_ms(&c.records, milestone, Origin::FirstSend);
     captured.sort_unstable_by(f64::total_cmp);
     let cap_cdf = latency_cdf(&captured, usize::MAX);
-    let mut cap_row = row_of("as captured", &cap_cdf, None, &[]);
+    let label = if has_rx {
+        "as captured"
+    } else {
+        "as captured (ACK latency)"
+    };
+    let mut cap_row = row_of(label, &cap_cdf, None, &[]);
     let stats = thinlab_trace::LatencyStats::from_sorted(&captured);
     (
         cap_row.mean_ms,
@@ -246,7 +254,7 @@ pub fn whatif(args: WhatifArgs) -> Result<()> {
     cap_row.redundant_bytes = Some(c.metrics.redundant_bytes_sent as f64);
     let mut rows = vec![cap_row];
     let mut series = vec![Series {
-        label: "as captured".into(),
+        label: label.into(),
         points: latency_cdf(&captured, CDF_POINTS),
     }];
     for (i, (name, _, _)) in SETS.iter().enumerate() {
@@ -386,7 +394,7 @@ fn write_outputs(
     };
     let mut md = format!(
         "# thinlab whatif: {}\n\nFlow {}. Path estimated from the capture: RTT {:.2} ms, jitter {:.2} ms \
-         ({} samples), loss {:.4} forward and reverse (from the {}), bottleneck {} (assumed). \
+         ({} samples), loss {:.4} forward ({}) and {:.4} reverse (from the {}), bottleneck {} (assumed). \
          {} repetitions per set. The capture's own row is {what} from the first send; the sets' \
          rows are latency from the write (the simulator sees the writes); `p50/p99 from send` \
          compare with the capture's.\n\n```\n{}```\n",
@@ -396,6 +404,11 @@ fn write_outputs(
         path.jitter_ms,
         path.rtt_samples,
         path.forward_loss_rate,
+        path.forward_burst.map_or("independent".to_string(), |(p, r)| format!(
+            "Gilbert-Elliott p {p:.4}, r {r:.4}: mean burst {:.2}",
+            1.0 / r
+        )),
+        path.reverse_loss_rate,
         path.loss_from,
         path.bandwidth,
         args.repetitions,

@@ -11,11 +11,15 @@
 //!   but move neither the minimum nor, while fewer than half are lost, the median (the
 //!   ambiguity of Karn and Partridge, "Improving Round-Trip Time Estimates in Reliable
 //!   Transport Protocols").
-//! - **Loss**: with the receiver capture, data segments sent and never captured arriving; with
-//!   the sender capture only, retransmissions per data segment (an upper bound: spurious
-//!   retransmissions count). The ACK direction is taken to lose at the same rate (a capture
-//!   pair cannot tell lost ACKs from ACKs never sent). Losses are independent (Bernoulli): their
-//!   burstiness is not estimated.
+//! - **Loss**: with the receiver capture, data segments sent and never captured arriving, and
+//!   packets the receiver sent that the sender capture lacks (the ACK direction); the data
+//!   direction's burstiness from the sequence of losses (`extras.loss_after_loss`) as a
+//!   two-state Gilbert-Elliott chain (Gilbert, "Capacity of a Burst-Noise Channel"; Elliott,
+//!   "Estimates of Error Rates for Codes on Burst-Noise Channels"): `r = 1 − P(loss | loss)`,
+//!   `p = rate·r / (1 − rate)`, so that its stationary rate is the measured one and
+//!   independent losses give Bernoulli. With the sender capture only: retransmissions per data
+//!   segment (an upper bound: spurious retransmissions count), independent, and the ACK
+//!   direction taken to lose at the same rate.
 //! - **Bottleneck rate**: not estimated; 100 Mbit/s, far above a thin stream's rate.
 
 use serde::Serialize;
@@ -33,6 +37,8 @@ pub struct PathEstimate {
     pub rtt_samples: u64,
     pub forward_loss_rate: f64,
     pub reverse_loss_rate: f64,
+    /// Gilbert-Elliott `(p, r)` of the data direction (null: independent losses assumed).
+    pub forward_burst: Option<(f64, f64)>,
     /// `"receiver capture"` or `"retransmissions (upper bound)"`.
     pub loss_from: &'static str,
     pub bandwidth: &'static str,
@@ -76,19 +82,28 @@ pub fn path(c: &ConnectionAnalysis) -> Option<PathEstimate> {
     rtts.sort_unstable_by(f64::total_cmp);
     let min = rtts[0];
     let median = rtts[rtts.len() / 2];
-    let (loss, from) = match c.extras.loss_rate {
+    let e = &c.extras;
+    let (loss, from) = match e.loss_rate {
         Some(l) => (l, "receiver capture"),
         None => (
-            c.extras.estimated_loss_rate.unwrap_or(0.0),
+            e.estimated_loss_rate.unwrap_or(0.0),
             "retransmissions (upper bound)",
         ),
     };
+    let burst = e
+        .loss_after_loss
+        .filter(|_| loss > 0.0 && loss < 1.0)
+        .map(|after| {
+            let r = (1.0 - after).clamp(1e-6, 1.0);
+            ((loss * r / (1.0 - loss)).min(1.0), r)
+        });
     Some(PathEstimate {
         rtt_ms: min,
         jitter_ms: 2.0 * (median - min),
         rtt_samples: rtts.len() as u64,
         forward_loss_rate: loss,
-        reverse_loss_rate: loss,
+        reverse_loss_rate: e.reverse_loss_rate.unwrap_or(loss),
+        forward_burst: burst,
         loss_from: from,
         bandwidth: ASSUMED_BANDWIDTH,
     })

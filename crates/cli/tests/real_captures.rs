@@ -64,12 +64,24 @@ fn kernel_retransmissions_are_attributed_as_the_kernel_counted_them() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     // (capture, kernel: RetransSegs less SYN retransmissions, RTO expiries (TCPTimeouts
-    // less the SYN's), TCPLossProbes, TCPFastRetrans)
-    for (stem, retrans, rtos, probes, fast) in [
-        ("kernel-140ms", 22, 0, 1, 21),
-        ("kernel-30ms", 95, 2, 2, 93),
+    // less the SYN's), TCPLossProbes, TCPFastRetrans; the emulator's drops forward, reverse)
+    for (stem, retrans, rtos, probes, fast, fwd, rev) in [
+        ("kernel-140ms", 22, 0, 1, 21, 21, 17),
+        ("kernel-30ms", 95, 2, 2, 93, 101, 78),
     ] {
         let c = analyze(d, stem);
+        let e = &c["extras"];
+        assert_eq!(n(&e["lost_packets"]), fwd, "{stem}");
+        // The receiver's last packets may still have been on their way when the capture ended.
+        assert!(
+            (rev..=rev + 1).contains(&n(&e["reverse_lost_packets"])),
+            "{stem}: {e}"
+        );
+        let burst = e["mean_loss_burst"].as_f64().unwrap();
+        assert!(
+            (1.0..1.2).contains(&burst),
+            "{stem}: independent losses, burst {burst}"
+        );
         let m = &c["metrics"];
         let by = &m["retransmissions_by_cause"];
         assert_eq!(n(&m["retransmissions"]), retrans, "{stem}");

@@ -104,6 +104,15 @@ pub struct Extras {
     pub lost_packets: Option<u64>,
     /// `lost_packets / data_packets_sent`.
     pub loss_rate: Option<f64>,
+    /// Packets the receiver sent (receiver capture) that the sender capture does not have, and
+    /// their share: the loss rate of the ACK direction (receiver capture only).
+    pub reverse_lost_packets: Option<u64>,
+    pub reverse_loss_rate: Option<f64>,
+    /// Burstiness of the data direction's losses (receiver capture only): the share of data
+    /// segments lost when the one sent before was lost too, and the mean run of consecutive
+    /// losses (a Gilbert-Elliott chain with `r = 1 / mean_loss_burst`).
+    pub loss_after_loss: Option<f64>,
+    pub mean_loss_burst: Option<f64>,
     /// Time between consecutive data segments sent, ms.
     pub inter_transmission_ms: LatencyStats,
     /// Data segments outstanding (sent, not cumulatively acknowledged) when a data segment is
@@ -350,6 +359,10 @@ struct Dir {
     sequence_gap_bytes: u64,
     rec: FlowRecorder,
     attr: Attributor,
+    /// Packets from the peer (the ACK direction) in this capture.
+    peer_packets: u64,
+    /// Data transmissions in order (at most [`MAX_CLOCK_KEYS`]), for loss bursts.
+    tx_seq: Vec<(u64, u64)>,
     /// First transmission of each segment end, and first arrival of each acknowledgment
     /// number: matched against the receiver capture for the clock offset.
     tx_by_end: HashMap<u64, u64>,
@@ -400,6 +413,8 @@ impl Dir {
             sequence_gap_bytes: 0,
             rec: FlowRecorder::new(),
             attr: Attributor::default(),
+            peer_packets: 0,
+            tx_seq: Vec::new(),
             tx_by_end: HashMap::new(),
             ack_at: HashMap::new(),
         }
@@ -454,6 +469,9 @@ impl Dir {
             };
             self.fin_seen |= f.fin();
             self.data_packets += 1;
+            if self.tx_seq.len() < MAX_CLOCK_KEYS {
+                self.tx_seq.push((start, end));
+            }
             if start > self.highest && self.data_packets > 1 {
                 self.sequence_gaps += 1;
                 self.sequence_gap_bytes += start - self.highest;
@@ -503,6 +521,7 @@ impl Dir {
                 fin: f.fin(),
             });
         } else if f.ack() {
+            self.peer_packets += 1;
             // Acknowledgment number = sequence number of the next byte expected: its offset is
             // the new `una` (an ACK of the SYN is offset 0, of a FIN one beyond the data). An
             // ACK before the sender's first SYN or data byte acknowledges nothing.
@@ -696,6 +715,9 @@ struct Rx {
     events: Vec<Event>,
     clock: ClockSamples,
     last_ack_sent: Option<u32>,
+    /// Packets the receiver host sent, and arrivals per data range.
+    peer_sent: u64,
+    rx_counts: HashMap<(u64, u64), u32>,
 }
 
 /// Second pass: the receiver capture's packets, in file order, then [`ReceiverPass::finish`].
@@ -744,8 +766,11 @@ impl Picked {
             events: Vec::new(),
             clock: ClockSamples::new(first_ns, last_ns),
             last_ack_sent: None,
+            peer_sent: 0,
+            rx_counts: HashMap::new(),
         });
         if s != self.dir.sender {
+            rx.peer_sent += u64::from(p.seg.flags.ack());
             // An ACK leaving the receiver: the first time each acknowledgment number is sent,
             // matched with its first arrival at the sender.
             if p.seg.flags.ack() && rx.last_ack_sent != Some(p.seg.ack) {
@@ -760,6 +785,9 @@ impl Picked {
             return;
         };
         rx.arrived += 1;
+        if rx.rx_counts.len() < MAX_CLOCK_KEYS {
+            *rx.rx_counts.entry((start, end)).or_default() += 1;
+        }
         if let Some(&sent) = self.dir.tx_by_end.get(&end) {
             rx.clock.forward(sent, p.ts_ns);
         }
@@ -794,6 +822,7 @@ impl Picked {
         // The matching tables are not needed any more: freed before the metrics.
         d.tx_by_end = HashMap::new();
         d.ack_at = HashMap::new();
+        let tx_seq = std::mem::take(&mut d.tx_seq);
         let mut extras = Extras {
             packets: self.packets,
             dupacks: d.dupacks,
@@ -811,6 +840,11 @@ impl Picked {
             let lost = d.data_packets.saturating_sub(rx.arrived);
             extras.lost_packets = Some(lost);
             extras.loss_rate = (d.data_packets > 0).then(|| lost as f64 / d.data_packets as f64);
+            let rlost = rx.peer_sent.saturating_sub(d.peer_packets);
+            extras.reverse_lost_packets = Some(rlost);
+            extras.reverse_loss_rate =
+                (rx.peer_sent > 0).then(|| rlost as f64 / rx.peer_sent as f64);
+            (extras.loss_after_loss, extras.mean_loss_burst) = loss_bursts(&tx_seq, &rx.rx_counts);
             clock_estimate = rx.clock.estimate();
             let k = match (given_offset_ms, &clock_estimate) {
                 (Some(ms), _) => ClockCorrection::given(ms),
@@ -897,6 +931,45 @@ impl Picked {
     }
 }
 
+/// Which data transmissions were lost (the first `sent − arrived` transmissions of each
+/// range: a range is resent because it was lost), and from that sequence the share lost after
+/// a loss and the mean run of consecutive losses.
+fn loss_bursts(
+    tx: &[(u64, u64)],
+    arrived: &HashMap<(u64, u64), u32>,
+) -> (Option<f64>, Option<f64>) {
+    let mut sent: HashMap<(u64, u64), u32> = HashMap::new();
+    for k in tx {
+        *sent.entry(*k).or_default() += 1;
+    }
+    let mut to_lose: HashMap<(u64, u64), u32> = sent
+        .into_iter()
+        .map(|(k, n)| (k, n.saturating_sub(arrived.get(&k).copied().unwrap_or(0))))
+        .collect();
+    let (mut prev_lost, mut after_loss, mut lost_after_loss) = (false, 0u64, 0u64);
+    let (mut runs, mut lost) = (0u64, 0u64);
+    for k in tx {
+        let l = to_lose.get_mut(k).is_some_and(|n| {
+            let hit = *n > 0;
+            *n = n.saturating_sub(1);
+            hit
+        });
+        if prev_lost {
+            after_loss += 1;
+            lost_after_loss += u64::from(l);
+        }
+        if l {
+            lost += 1;
+            runs += u64::from(!prev_lost);
+        }
+        prev_lost = l;
+    }
+    (
+        (after_loss > 0).then(|| lost_after_loss as f64 / after_loss as f64),
+        (runs > 0).then(|| lost as f64 / runs as f64),
+    )
+}
+
 /// `LatencyStats::from_samples` without its copy (the samples are never NaN).
 fn stats_of(mut v: Vec<f64>) -> LatencyStats {
     v.retain(|x| !x.is_nan());
@@ -935,4 +1008,23 @@ fn data_range(u: &mut Unwrapper, p: &TcpPacket) -> Option<(u64, u64)> {
         u.reference = end as u64;
     }
     Some((start.max(0) as u64, end as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_burst_of_three_losses_resent_and_delivered() {
+        // Segments 1..4 sent, 2, 3 and 4 lost, all three resent and delivered.
+        let tx = [(0, 1), (1, 2), (2, 3), (3, 4), (1, 2), (2, 3), (3, 4)];
+        let arrived: HashMap<(u64, u64), u32> = tx[..4].iter().map(|&k| (k, 1)).collect();
+        let (after, burst) = loss_bursts(&tx, &arrived);
+        assert_eq!(burst, Some(3.0));
+        // After a loss (3 segments): 2 more losses.
+        assert_eq!(after, Some(2.0 / 3.0));
+        // Nothing lost: no burst, nothing after a loss.
+        let all: HashMap<(u64, u64), u32> = tx.iter().map(|&k| (k, 2)).collect();
+        assert_eq!(loss_bursts(&tx, &all), (None, None));
+    }
 }
