@@ -269,12 +269,25 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
                 f(lat.max)
             );
         }
-        let plural = if conns.len() == 1 { "" } else { "s" };
         println!(
-            "{} connection{plural}; results in {}",
-            conns.len(),
-            out.display()
+            "note: latencies are from the first send; a capture cannot see the application's writes (held or merged writes are invisible: summary.json latency_caveat)"
         );
+        for c in conns.iter().filter(|c| c.at_sender) {
+            if let Some(p) = write_pattern::estimate(&c.records.writes) {
+                println!(
+                    "{}: {} B every {:.1} ms: {} of {} writes held, {} merged; from the write, latency is {:.1} ms higher on the mean",
+                    c.id(),
+                    p.write_bytes,
+                    p.interval_ms,
+                    p.held_writes,
+                    p.writes,
+                    p.merged_writes,
+                    p.mean_hold_ms
+                );
+            }
+        }
+        let plural = if conns.len() == 1 { "" } else { "s" };
+        println!("{} flow{plural}; results in {}", conns.len(), out.display());
     }
     Ok(())
 }
