@@ -90,7 +90,11 @@ pub fn read(sender: &Path, receiver: Option<&Path>, clock_offset_ms: Option<f64>
     // streamed (memory: per-connection state and per-write records, not the packets).
     let mut snd_reader = open(sender, "sender")?;
     let rcv_reader = receiver.map(|p| open(p, "receiver")).transpose()?;
-    let mut a = Analyzer::new();
+    let mut a = if receiver.is_some() {
+        Analyzer::new()
+    } else {
+        Analyzer::sender_only()
+    };
     for p in &mut snd_reader {
         a.sender_packet(&p);
     }
@@ -109,7 +113,7 @@ pub fn read(sender: &Path, receiver: Option<&Path>, clock_offset_ms: Option<f64>
     };
     let primaries = a.primaries();
     let mut fwd = a.finish_sender(Select::Primary);
-    let mut b = Analyzer::new();
+    let mut b = Analyzer::reverse_of(primaries.clone());
     for p in &mut r {
         fwd.receiver_packet(&p);
         b.sender_packet(&p);
@@ -122,9 +126,11 @@ pub fn read(sender: &Path, receiver: Option<&Path>, clock_offset_ms: Option<f64>
         fwd.set_clock_offset_ms(ms);
         rev.set_clock_offset_ms(-ms);
     }
-    let mut again = open(sender, "sender")?;
-    for p in &mut again {
-        rev.receiver_packet(&p);
+    if !rev.is_empty() {
+        let mut again = open(sender, "sender")?;
+        for p in &mut again {
+            rev.receiver_packet(&p);
+        }
     }
     let conns = merge(fwd.finish(), rev.finish());
     check_belong(sender, rpath, &conns)?;

@@ -204,7 +204,11 @@ pub fn analyze_with_clock(
     receiver: Option<&[TcpPacket]>,
     clock_offset_ms: Option<f64>,
 ) -> Vec<ConnectionAnalysis> {
-    let mut a = Analyzer::new();
+    let mut a = if receiver.is_some() {
+        Analyzer::new()
+    } else {
+        Analyzer::sender_only()
+    };
     for p in sender {
         a.sender_packet(p);
     }
@@ -213,7 +217,7 @@ pub fn analyze_with_clock(
     };
     let primaries = a.primaries();
     let mut fwd = a.finish_sender(Select::Primary);
-    let mut b = Analyzer::new();
+    let mut b = Analyzer::reverse_of(primaries.clone());
     for p in rx {
         fwd.receiver_packet(p);
         b.sender_packet(p);
@@ -278,6 +282,11 @@ pub struct Analyzer {
     /// Packets of connections beyond the first [`MAX_CONNECTIONS`], not analysed.
     skipped_packets: u64,
     pub timestamps: TimestampAnomalies,
+    /// Directions not to analyse: each connection's data sender named here (a receiver
+    /// capture read for the reverse directions only, [`Analyzer::reverse_of`]).
+    skip: Option<HashMap<ConnKey, SocketAddr>>,
+    /// No receiver capture will follow: keep no tables for matching one.
+    sender_only: bool,
 }
 
 /// Capture timestamps that cannot be right (a capture's clock or a corrupt file).
@@ -359,6 +368,8 @@ struct Dir {
     sequence_gap_bytes: u64,
     rec: FlowRecorder,
     attr: Attributor,
+    /// Whether to keep the tables below (a receiver capture will be matched).
+    matching: bool,
     /// Packets from the peer (the ACK direction) in this capture.
     peer_packets: u64,
     /// Data transmissions in order (at most [`MAX_CLOCK_KEYS`]), for loss bursts.
@@ -413,6 +424,7 @@ impl Dir {
             sequence_gap_bytes: 0,
             rec: FlowRecorder::new(),
             attr: Attributor::default(),
+            matching: true,
             peer_packets: 0,
             tx_seq: Vec::new(),
             tx_by_end: HashMap::new(),
@@ -469,7 +481,7 @@ impl Dir {
             };
             self.fin_seen |= f.fin();
             self.data_packets += 1;
-            if self.tx_seq.len() < MAX_CLOCK_KEYS {
+            if self.matching && self.tx_seq.len() < MAX_CLOCK_KEYS {
                 self.tx_seq.push((start, end));
             }
             if start > self.highest && self.data_packets > 1 {
@@ -480,7 +492,7 @@ impl Dir {
                 self.itt.push((p.ts_ns - prev.min(p.ts_ns)) as f64 / 1e6);
             }
             self.last_data_at = Some(p.ts_ns);
-            if self.tx_by_end.len() < MAX_CLOCK_KEYS {
+            if self.matching && self.tx_by_end.len() < MAX_CLOCK_KEYS {
                 self.tx_by_end.entry(end).or_insert(p.ts_ns);
             }
             let kind = if end > self.highest {
@@ -551,7 +563,7 @@ impl Dir {
             } else {
                 self.attr.ack(p.ts_ns, 0, false, false, false);
             }
-            if self.ack_at.len() < MAX_CLOCK_KEYS {
+            if self.matching && self.ack_at.len() < MAX_CLOCK_KEYS {
                 self.ack_at.entry(p.seg.ack).or_insert(p.ts_ns);
             }
             self.last_ack_wire = Some((p.seg.ack, p.seg.window));
@@ -563,6 +575,25 @@ impl Dir {
 impl Analyzer {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An analyser of a receiver capture that follows only the directions whose sender is not
+    /// the data sender named in `primaries` (the reverse directions, for
+    /// [`Select::SecondaryOf`]): the data direction's records are not built twice.
+    /// An analyser for a sender capture that no receiver capture will be matched with: it
+    /// keeps nothing per data segment for the clock estimate and the loss bursts.
+    pub fn sender_only() -> Self {
+        Analyzer {
+            sender_only: true,
+            ..Self::default()
+        }
+    }
+
+    pub fn reverse_of(primaries: HashMap<ConnKey, SocketAddr>) -> Self {
+        Analyzer {
+            skip: Some(primaries),
+            ..Self::default()
+        }
     }
 
     /// The next packet of the sender capture, in file order.
@@ -585,7 +616,10 @@ impl Analyzer {
                     first_ns: p.ts_ns,
                     last_ns: p.ts_ns,
                     packets: 0,
-                    dirs: [Dir::new(k.0), Dir::new(k.1)],
+                    dirs: [Dir::new(k.0), Dir::new(k.1)].map(|mut d| {
+                        d.matching = !self.sender_only;
+                        d
+                    }),
                 });
                 self.conns.len() - 1
             }
@@ -598,7 +632,12 @@ impl Analyzer {
             c.syn_client = Some(s);
         }
         let first_ns = c.first_ns;
+        let skip = self.skip.as_ref().map(|m| m.get(&k));
         for d in &mut c.dirs {
+            // Of a connection the other capture does not have, nothing will be kept either.
+            if skip.is_some_and(|s| s.is_none_or(|&sender| sender == d.sender)) {
+                continue;
+            }
             d.packet(p, first_ns);
         }
     }
@@ -729,6 +768,11 @@ pub struct ReceiverPass {
 }
 
 impl ReceiverPass {
+    /// Whether no flow is left to match (the pass can be skipped).
+    pub fn is_empty(&self) -> bool {
+        self.conns.is_empty()
+    }
+
     /// Use this offset (receiver clock minus sender clock, ms) instead of estimating it.
     pub fn set_clock_offset_ms(&mut self, ms: f64) {
         self.clock_offset_ms = Some(ms);

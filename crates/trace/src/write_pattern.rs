@@ -135,23 +135,22 @@ pub fn estimate(writes: &[WriteRecord]) -> Option<WritePattern> {
             return None;
         }
     }
-    let holds: Vec<f64> = sends
-        .iter()
-        .enumerate()
-        .map(|(j, &(at, _))| (at - (t0 + j as f64 * t)) / 1e6)
-        .collect();
-    let held = holds
-        .iter()
-        .filter(|&&h| h > HELD_SHARE_OF_INTERVAL * t / 1e6)
-        .count() as u64;
+    // Each write's hold against the grid, folded (no per-write vector).
+    let (mut sum, mut max, mut held) = (0.0, 0.0f64, 0u64);
+    for (j, &(at, _)) in sends.iter().enumerate() {
+        let h = (at - (t0 + j as f64 * t)) / 1e6;
+        sum += h;
+        max = max.max(h);
+        held += u64::from(h > HELD_SHARE_OF_INTERVAL * t / 1e6);
+    }
     Some(WritePattern {
         write_bytes: s,
         interval_ms: t / 1e6,
         writes: n as u64,
         merged_writes: sends.iter().filter(|x| x.1).count() as u64,
         held_writes: held,
-        mean_hold_ms: holds.iter().sum::<f64>() / n as f64,
-        max_hold_ms: holds.iter().copied().fold(0.0, f64::max),
+        mean_hold_ms: sum / n as f64,
+        max_hold_ms: max,
     })
 }
 
