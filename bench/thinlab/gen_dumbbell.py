@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes bench/thinlab/dumbbell.toml: benchmark (b), 24 CBR + 24 bulk TCP flows over a
-25 Mbit/s, 50 ms RTT drop-tail bottleneck (156 packets ~ 1 BDP of 1000 B packets), 10 Mbit/s
-access links, MSS 1000, 100 s. Mirrors bench/ns3/dumbbell.py (flow i starts at i*10 ms).
+25 Mbit/s drop-tail bottleneck (156 packets ~ 1 BDP of 1000 B packets), MSS 1000, 100 s.
+Each sender sits behind its own 10 Mbit/s access link with 2.5 ms each way (flow rtt 5 ms);
+the bottleneck adds 22.5 ms each way (network rtt 45 ms): 50 ms RTT, the same hops and
+delays as bench/ns3/dumbbell.py (flow i starts at i*10 ms; no receiver-side access hop).
 
     python3 bench/thinlab/gen_dumbbell.py [--cbr 24] [--bulk 24] > bench/thinlab/dumbbell.toml
 """
@@ -25,7 +27,7 @@ duration = "{args.duration}"
 repetitions = 1
 
 [network]
-rtt = "50ms"
+rtt = "45ms"
 bandwidth = "25Mbit"
 queue_packets = 156
 
@@ -40,6 +42,7 @@ for i in range(args.cbr + args.bulk):
     print(f"""[[flow]]
 name = "{name}"
 start = "{10 * i}ms"
+rtt = "5ms"
 access_bandwidth = "10Mbit"
 app = {app}
 tcp = {TCP}
