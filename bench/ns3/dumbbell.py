@@ -9,7 +9,9 @@ packets in front of a 1-packet device queue (156 packets waiting, as thinlab's
 queue_packets = 156). Access links have no queue disc and 156-packet device queues (as
 thinlab's access links, which take the network's queue limit).
 
-TCP NewReno, SACK on, Nagle off, MinRto 200 ms, SegmentSize (MSS) 1000. Flows 0-23: an
+TCP NewReno, SACK on, Nagle off, MinRto 200 ms, SegmentSize (MSS) 1000, no delayed ACKs
+(DelAckCount 1; --delack-count 2 is ns-3's default, which with its 200 ms delayed-ACK timer
+and the 200 ms minimum RTO makes small-window flows time out spuriously). Flows 0-23: an
 OnOffApplication that is always on, 300 kbit/s in 1000-byte writes (CBR over TCP); flows
 24-47: BulkSendApplication (unbounded, 1000-byte writes). Flow i starts at i*10 ms; all
 applications stop at 100 s and so does the simulation.
@@ -37,8 +39,9 @@ def main():
     ap.add_argument("--bulk", type=int, default=24)
     ap.add_argument("--queue", type=int, default=156, help="bottleneck queue, packets")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--delack-count", type=int, default=2,
-                    help="segments per delayed ACK (ns-3 default 2; 1 = no delayed ACKs)")
+    ap.add_argument("--delack-count", type=int, default=1,
+                    help="segments per delayed ACK (1 = none, as thinlab's delayed_ack = off; "
+                         "ns-3's default is 2)")
     ap.add_argument("--initial-cwnd", type=int, default=10, help="segments (ns-3 default 10)")
     args = ap.parse_args()
     n = args.cbr + args.bulk
