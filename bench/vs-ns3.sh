@@ -112,7 +112,7 @@ for w in $WORKLOADS; do
     fi
     for ((i = 1; i <= RUNS; i++)); do
         d="$OUT/thinlab-$w-$i"
-        run thinlab "$w" "$i" "$d" "$BIN" run "$scen" --quiet --out "$d" "${tl_args[@]}"
+        run thinlab "$w" "$i" "$d" "$BIN" run "$scen" --quiet --out "$d/out" "${tl_args[@]}"
     done
     for ((i = 1; i <= RUNS; i++)); do
         # about 15 s of Python import and cling JIT before each simulation

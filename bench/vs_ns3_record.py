@@ -5,9 +5,9 @@ side by side that thinlab, ns-3 and htsim did the same work.
 
     vs_ns3_record.py SIM WORKLOAD RUN "WALL CPU" DIR
 
-SIM is thinlab (DIR holds summary.json and timing.json), ns-3 (DIR/stdout.txt holds the
+SIM is thinlab (DIR/out holds summary.json and timing.json), ns-3 (DIR/stdout.txt holds the
 script's JSON line) or htsim (DIR/stderr.txt holds the local driver's JSON line: keys wall_s,
-cpu_s, events, data_packets_sent, bottleneck_queue_drops, retransmit_events, rto_events,
+cpu_s, events, data_packets_sent, bottleneck_queue_drops, fast_recoveries, rto_events,
 total/cbr/bulk_goodput_mbps(_total)); "WALL CPU" are the seconds of wall and
 CPU time of the whole process as measured by the harness.
 """
@@ -23,6 +23,7 @@ def last_json_line(path):
 
 
 def thinlab(rec, d, workload):
+    d = f"{d}/out"
     rec["sim_wall_s"] = None
     # thinlab's own simulate-only time: timing.json (`sim_wall_s`, summed over runs), written
     # next to summary.json, which stays deterministic and carries no wall times.
@@ -88,7 +89,8 @@ def htsim(rec, d, workload):
     rec["events"] = r.get("events")
     rec["queue_drops"] = r.get("bottleneck_queue_drops")
     rec["data_segments_sent"] = r.get("data_packets_sent")
-    rec["retransmissions"] = r.get("retransmit_events")
+    # htsim's TcpSrc counts fast-recovery episodes (its `_drops`), not retransmitted segments.
+    rec["fast_recoveries"] = r.get("fast_recoveries")
     rec["rto_events"] = r.get("rto_events")
     rec["goodput_mbps"] = r.get("total_goodput_mbps")
     rec["cbr_goodput_mbps"] = r.get("cbr_goodput_mbps_total")

@@ -38,9 +38,9 @@ def uptime():
         return f"load average {os.getloadavg()}"
 
 
-WORK_KEYS = ("events", "packet_hops", "data_segments_sent", "bytes_delivered", "retransmissions",
-             "rto_events", "queue_drops", "loss_drops", "goodput_mbps", "cbr_goodput_mbps",
-             "bulk_goodput_mbps")
+WORK_KEYS = ("events", "packet_hops", "data_segments_sent", "bytes_delivered",
+             "retransmissions", "fast_recoveries", "rto_events", "queue_drops", "loss_drops",
+             "goodput_mbps", "cbr_goodput_mbps", "bulk_goodput_mbps")
 
 
 def main():
