@@ -158,6 +158,7 @@ def main():
         "data_segments_sent": sum(int(glue.FlowSegments(i)) for i in range(n)),
         "retransmissions": sum(int(glue.FlowRetrans(i)) for i in range(n)),
         "rto_events": sum(int(glue.FlowRtos(i)) for i in range(n)),
+        "cbr_rto_events": sum(int(glue.FlowRtos(i)) for i in range(args.cbr)),
         "total_goodput_mbps": mbps(sum(rx)),
         "cbr_goodput_mbps_total": mbps(sum(cbr_rx)),
         "cbr_goodput_kbps_min": round(min(cbr_rx) * 8 / dur / 1e3, 1) if cbr_rx else None,
