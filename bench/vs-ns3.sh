@@ -15,8 +15,8 @@
 #   WORKLOADS ("thin_stream dumbbell"), PYTHON (python3; resolved to the real interpreter so
 #   that a pyenv shim's start-up is not timed), SKIP_BUILD=1 to reuse the binary,
 #   THINLAB_BIN (target/release/thinlab), DUMBBELL_DURATION (seconds, default 100: both
-#   simulators), GOAL (100), HTSIM_DUMBBELL (optional: a locally built htsim driver of the
-#   dumbbell, run RUNS times; see docs/performance.md, "Against htsim").
+#   simulators), GOAL (100), HTSIM_DUMBBELL / HTSIM_THIN_STREAM (optional: locally built htsim
+#   drivers of the workloads, run RUNS times; see docs/performance.md, "Against htsim").
 set -euo pipefail
 
 # Everything runs inside main(), which bash parses completely before running it, so editing
@@ -34,7 +34,6 @@ GOAL="${GOAL:-100}"
 WORKLOADS="${WORKLOADS:-thin_stream dumbbell}"
 DUMBBELL_DURATION="${DUMBBELL_DURATION:-100}"
 BIN="${THINLAB_BIN:-$ROOT/target/release/thinlab}"
-HTSIM="${HTSIM_DUMBBELL:-}"
 for v in THINLAB_RUNS NS3_RUNS_THIN NS3_RUNS_DUMBBELL; do
     [[ -z "${!v:-}" ]] || die "$v is gone: RUNS sets the number of runs of every simulator"
 done
@@ -48,7 +47,9 @@ command -v "$PYTHON" >/dev/null 2>&1 || die "'$PYTHON' not found: Python 3 (>= 3
 # interpreter itself.
 PYTHON="$("$PYTHON" -c 'import sys; print(sys.executable)')"
 [[ -x "$PYTHON" ]] || die "cannot resolve the Python interpreter ($PYTHON)"
-[[ -z "$HTSIM" || -x "$HTSIM" ]] || die "HTSIM_DUMBBELL=$HTSIM is not an executable"
+for v in HTSIM_DUMBBELL HTSIM_THIN_STREAM; do
+    [[ -z "${!v:-}" || -x "${!v}" ]] || die "$v=${!v} is not an executable"
+done
 
 # --- thinlab -----------------------------------------------------------------------------
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
@@ -106,9 +107,10 @@ for w in $WORKLOADS; do
     scen="bench/thinlab/$w.toml"; nsscript="bench/ns3/$w.py"
     [[ -f "$scen" ]] || die "missing $scen"
     [[ -f "$nsscript" ]] || die "missing $nsscript"
-    tl_args=(); ns_args=()
+    tl_args=(); ns_args=(); ht_args=(); htsim="${HTSIM_THIN_STREAM:-}"
     if [[ "$w" == dumbbell ]]; then
         tl_args=(--set "duration=${DUMBBELL_DURATION}s"); ns_args=(--duration "$DUMBBELL_DURATION")
+        ht_args=(-dur "$DUMBBELL_DURATION"); htsim="${HTSIM_DUMBBELL:-}"
     fi
     for ((i = 1; i <= RUNS; i++)); do
         d="$OUT/thinlab-$w-$i"
@@ -118,9 +120,9 @@ for w in $WORKLOADS; do
         # about 15 s of Python import and cling JIT before each simulation
         run ns-3 "$w" "$i" "$OUT/ns3-$w-$i" "$PYTHON" "$ROOT/$nsscript" "${ns_args[@]}"
     done
-    if [[ -n "$HTSIM" && "$w" == dumbbell ]]; then
+    if [[ -n "$htsim" ]]; then
         for ((i = 1; i <= RUNS; i++)); do
-            run htsim "$w" "$i" "$OUT/htsim-$w-$i" "$HTSIM" -dur "$DUMBBELL_DURATION"
+            run htsim "$w" "$i" "$OUT/htsim-$w-$i" "$htsim" "${ht_args[@]}"
         done
     fi
 done

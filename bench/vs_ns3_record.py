@@ -6,10 +6,10 @@ side by side that thinlab, ns-3 and htsim did the same work.
     vs_ns3_record.py SIM WORKLOAD RUN "WALL CPU" DIR
 
 SIM is thinlab (DIR/out holds summary.json and timing.json), ns-3 (DIR/stdout.txt holds the
-script's JSON line) or htsim (DIR/stderr.txt holds the local driver's JSON line: keys wall_s,
-cpu_s, events, data_packets_sent, bottleneck_queue_drops, fast_recoveries, rto_events,
-total/cbr/bulk_goodput_mbps(_total)); "WALL CPU" are the seconds of wall and
-CPU time of the whole process as measured by the harness.
+script's JSON line) or htsim (DIR/stderr.txt holds the local driver's JSON line: keys
+wall_s, cpu_s, events, data_packets_sent, bottleneck_queue_drops, fast_recoveries,
+rto_events, bytes_delivered, packets_lost, total/cbr/bulk_goodput_mbps(_total)); "WALL CPU"
+are the seconds of wall and CPU time of the whole process as measured by the harness.
 """
 import json
 import sys
@@ -75,6 +75,8 @@ def ns3(rec, d, workload):
     rec["bytes_delivered"] = r.get("bytes_delivered", r.get("bytes_received"))
     rec["retransmissions"] = r.get("retransmissions")
     rec["rto_events"] = r.get("rto_events")
+    rec["bytes_delivered"] = r.get("bytes_delivered")
+    rec["loss_drops"] = r.get("packets_lost")
     rec["goodput_mbps"] = r.get("total_goodput_mbps")
     rec["cbr_goodput_mbps"] = r.get("cbr_goodput_mbps_total")
     rec["bulk_goodput_mbps"] = r.get("bulk_goodput_mbps_total")
@@ -92,6 +94,8 @@ def htsim(rec, d, workload):
     # htsim's TcpSrc counts fast-recovery episodes (its `_drops`), not retransmitted segments.
     rec["fast_recoveries"] = r.get("fast_recoveries")
     rec["rto_events"] = r.get("rto_events")
+    rec["bytes_delivered"] = r.get("bytes_delivered")
+    rec["loss_drops"] = r.get("packets_lost")
     rec["goodput_mbps"] = r.get("total_goodput_mbps")
     rec["cbr_goodput_mbps"] = r.get("cbr_goodput_mbps_total")
     rec["bulk_goodput_mbps"] = r.get("bulk_goodput_mbps_total")
