@@ -47,13 +47,14 @@ class RecordTest(unittest.TestCase):
 
     def test_ns3_takes_its_last_json_line(self):
         with tempfile.TemporaryDirectory() as d:
-            line = {"wall_s": 9.0, "cpu_s": 8.5, "events": 4, "packets": 3,
+            line = {"wall_s": 9.0, "cpu_s": 8.5, "events": 4, "packets": 3, "bytes_received": 11,
                     "bottleneck_queue_drops": 2, "data_segments_sent": 5,
                     "retransmissions": 6, "rto_events": 7, "total_goodput_mbps": 1.5}
             write(f"{d}/stdout.txt", "warning: noise\n{\"wall_s\": 1}\n" + json.dumps(line) + "\n")
             r = record("ns-3", "dumbbell", 1, "20 18", d)
         self.assertEqual((r["sim_wall_s"], r["sim_cpu_s"], r["process_cpu_s"]), (9.0, 8.5, 18.0))
         self.assertEqual((r["packet_hops"], r["queue_drops"], r["rto_events"]), (3, 2, 7))
+        self.assertEqual(r["bytes_delivered"], 11)
 
     def test_htsim_reports_fast_recoveries_not_retransmissions(self):
         with tempfile.TemporaryDirectory() as d:

@@ -75,8 +75,6 @@ def ns3(rec, d, workload):
     rec["bytes_delivered"] = r.get("bytes_delivered", r.get("bytes_received"))
     rec["retransmissions"] = r.get("retransmissions")
     rec["rto_events"] = r.get("rto_events")
-    rec["bytes_delivered"] = r.get("bytes_delivered")
-    rec["loss_drops"] = r.get("packets_lost")
     rec["goodput_mbps"] = r.get("total_goodput_mbps")
     rec["cbr_goodput_mbps"] = r.get("cbr_goodput_mbps_total")
     rec["bulk_goodput_mbps"] = r.get("bulk_goodput_mbps_total")
