@@ -59,13 +59,19 @@ fn simulate(d: &Path) -> [String; 2] {
 /// timestamp moved by `shift_ns`; and, with `bad_sum_from`, the TCP checksum of every packet
 /// from that IPv4 source broken (as a capture before checksum offload shows them).
 fn rewrite(path: &Path, shift_ns: i64, bad_sum_from: Option<[u8; 4]>) {
+    rewrite_with(path, &|_| shift_ns, bad_sum_from);
+}
+
+/// [`rewrite`] with the shift a function of the record's time (ns).
+fn rewrite_with(path: &Path, shift: &dyn Fn(i64) -> i64, bad_sum_from: Option<[u8; 4]>) {
     let mut b = std::fs::read(path).unwrap();
     assert_eq!(&b[..4], &0xa1b2_3c4d_u32.to_le_bytes(), "ns pcap");
     let mut i = 24;
     while i + 16 <= b.len() {
         let sec = u32::from_le_bytes(b[i..i + 4].try_into().unwrap()) as i64;
         let ns = u32::from_le_bytes(b[i + 4..i + 8].try_into().unwrap()) as i64;
-        let t = sec * 1_000_000_000 + ns + shift_ns;
+        let t0 = sec * 1_000_000_000 + ns;
+        let t = t0 + shift(t0);
         b[i..i + 4].copy_from_slice(&((t / 1_000_000_000) as u32).to_le_bytes());
         b[i + 4..i + 8].copy_from_slice(&((t % 1_000_000_000) as u32).to_le_bytes());
         let len = u32::from_le_bytes(b[i + 8..i + 12].try_into().unwrap()) as usize;
@@ -182,6 +188,39 @@ fn a_receiver_clock_20ms_behind_is_found_and_corrected() {
     );
     // (less the 0.048 ms the estimate itself is off: see analyze.rs)
     assert!((x - y - 20.0).abs() < 0.1, "{x} vs {y}");
+}
+
+#[test]
+fn a_receiver_clock_running_100_ppm_fast_is_found_and_corrected() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let dir = &simulate(d)[1];
+    let (snd, rcv) = (
+        format!("{dir}/game-sender.pcap"),
+        format!("{dir}/game-receiver.pcap"),
+    );
+    ok(&thinlab(
+        d,
+        &["analyze", &snd, "--receiver", &rcv, "--out", "a", "-q"],
+    ));
+    // 100 ppm: the receiver's clock gains 6 ms over the 60 s capture.
+    rewrite_with(&d.join(&rcv), &|t| t / 10_000, None);
+    ok(&thinlab(
+        d,
+        &["analyze", &snd, "--receiver", &rcv, "--out", "b", "-q"],
+    ));
+    let (a, b) = (conn(&d.join("a")), conn(&d.join("b")));
+    let k = &b["clock"];
+    let ppm = k["drift_ppm"].as_f64().unwrap();
+    assert!((ppm - 100.0).abs() < 10.0, "drift {ppm} ppm");
+    assert_eq!(k["estimate"]["drift_applied"], true);
+    for q in ["p50", "p99", "max"] {
+        let (x, y) = (
+            a["metrics"]["app_latency_ms"][q].as_f64().unwrap(),
+            b["metrics"]["app_latency_ms"][q].as_f64().unwrap(),
+        );
+        assert!((x - y).abs() < 0.3, "{q}: {x} vs {y}");
+    }
 }
 
 #[test]
