@@ -8,6 +8,7 @@
 //! be rerun with `thinlab run`. `--quick` runs shorter and fewer points; the report's
 //! qualitative [`report::Check`]s are what CI asserts (`claims.json`).
 
+mod claims;
 mod ctx;
 mod evensen_apps;
 mod evensen_lab;
@@ -96,13 +97,30 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
                 if args.quick { ", quick" } else { "" }
             );
         }
-        let report = (study.run)(&mut ctx).with_context(|| format!("study {}", study.name))?;
+        let mut report =
+            (study.run)(&mut ctx).with_context(|| format!("study {}", study.name))?;
+        let file = claims::of(study.name);
+        report.counts = claims::join(file, &mut report)
+            .with_context(|| format!("the claims file of {}", study.name))?;
+        report.file = Some(file);
         let elapsed = ctx.elapsed_s();
         report
             .write(&out, study, &ctx, elapsed)
             .with_context(|| format!("writing the report of {}", study.name))?;
         if !args.quiet {
             print!("{}", report.verdict_table());
+            let n = report.counts;
+            println!(
+                "{}: {} claims, {} covered: {} reproduced, {} shape reproduced, {} not reproduced \
+                 with a tested explanation, {} not reproduced unexplained",
+                study.name,
+                n.total,
+                n.covered,
+                n.reproduced,
+                n.shape,
+                n.not_explained,
+                n.not_unexplained
+            );
             println!(
                 "{}: {} runs in {elapsed:.1} s; report in {}",
                 study.name,
@@ -146,25 +164,19 @@ struct IndexRow {
     title: &'static str,
     runs: usize,
     wall_s: f64,
-    /// Claims reproduced, shape reproduced, not reproduced.
-    verdicts: [usize; 3],
+    counts: claims::Counts,
     checks_held: usize,
     checks: usize,
 }
 
 impl IndexRow {
     fn new(study: &Study, report: &Report, runs: usize, wall_s: f64) -> Self {
-        let count = |v: Verdict| report.claims.iter().filter(|c| c.verdict == v).count();
         IndexRow {
             name: study.name,
             title: study.title,
             runs,
             wall_s,
-            verdicts: [
-                count(Verdict::Reproduced),
-                count(Verdict::ShapeReproduced),
-                count(Verdict::NotReproduced),
-            ],
+            counts: report.counts,
             checks_held: report.checks.iter().filter(|c| c.holds).count(),
             checks: report.checks.len(),
         }
@@ -183,34 +195,46 @@ fn write_index(dir: &std::path::Path, rows: &[IndexRow], quick: bool) -> Result<
         if quick { " --quick" } else { "" },
         env!("CARGO_PKG_VERSION"),
     );
-    let table: Vec<Vec<String>> = rows
+    let mut table: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            vec![
+            let mut row = vec![
                 format!("[{}]({}/report.md)", r.name, r.name),
                 r.title.to_string(),
-                r.verdicts[0].to_string(),
-                r.verdicts[1].to_string(),
-                r.verdicts[2].to_string(),
+            ];
+            row.extend(r.counts.cells());
+            row.extend([
                 format!("{}/{}", r.checks_held, r.checks),
                 r.runs.to_string(),
                 format!("{:.1} s", r.wall_s),
-            ]
+            ]);
+            row
         })
         .collect();
-    s += &report::md_table(
-        &[
-            "study",
-            "what",
-            "reproduced",
-            "shape reproduced",
-            "not reproduced",
-            "checks holding",
-            "runs",
-            "wall time",
-        ],
-        &table,
-    );
+    // Claims files that no study judges yet.
+    for f in claims::all() {
+        if rows.iter().any(|r| r.name == f.study) {
+            continue;
+        }
+        let mut row = vec![
+            format!("{} (no study yet)", f.study),
+            f.paper.clone(),
+        ];
+        row.extend(
+            claims::Counts {
+                total: f.claims.len(),
+                ..Default::default()
+            }
+            .cells(),
+        );
+        row.extend(["–".to_string(), "–".into(), "–".into()]);
+        table.push(row);
+    }
+    let mut header = vec!["study", "what"];
+    header.extend(claims::Counts::HEADER);
+    header.extend(["checks holding", "runs", "wall time"]);
+    s += &report::md_table(&header, &table);
+    s += "\nThe claims and the rules that judge them are in `crates/cli/src/reproduce/claims/*.toml`.\n";
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join("README.md");
     std::fs::write(&path, s).with_context(|| format!("writing {}", path.display()))

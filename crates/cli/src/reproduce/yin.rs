@@ -20,7 +20,7 @@ use super::report::{md_table, num};
 use super::{Ctx, Ran, Report, Study, Verdict};
 use crate::reproduce::ScenarioFile;
 use anyhow::{Context, Result};
-use claims::{checks, fine_claims, tmu_claims, why_pert};
+use claims::{buffer_claims, checks, fine_claims, tmu_claims, why_pert};
 use std::fmt::Write as _;
 use thinlab_trace::xy_plot::XySpec;
 use toml::Value;
@@ -385,6 +385,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     tmu_claims(&mut report, &success, &counts, &tmu, &why);
     let table = fine_table(&fine);
     fine_claims(&mut report, &table, &plan, &why);
+    buffer_claims(&mut report, &table);
     checks(&mut report, &success, &tmu, &table);
 
     // --- Sections: figures and tables.
