@@ -338,13 +338,14 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             ),
             format!(
                 "Largest time from a write's first transmission to its ACK. All twelve of \
-                 Evensen's maxima sit at ≈ 11 s or ≈ 22 s, for RDB as for TCP: a segment lost \
-                 five or six times in a row (RTO ≈ 330 ms, backoff doubling). In shape when both \
-                 of ours reach such a series (≥ {} s); ours are {} / {} RTOs of backoff \
-                 (log2(max / 330 ms + 1)). Why eight hours of Evensen's runs always reached \
-                 five or six losses in a row of one segment while ours, with the same uniform \
-                 loss rate, mostly do not, is not known: a uniform 2 % loss makes five in a row \
-                 a 3·10⁻⁹ event per segment.",
+                 Evensen's maxima sit at ≈ 11 s or ≈ 22 s, for RDB as for TCP: 11.0 s and 22.0 s \
+                 are RTO·2⁵ and RTO·2⁶ for RTO ≈ 344 ms, single backoff intervals rather than \
+                 the sum of a series (a segment lost five times in a row waits RTO·31). In shape \
+                 when both of ours reach a series of that length (≥ {} s); ours are {} / {} \
+                 RTOs of backoff (log2(max / 330 ms + 1)). With independent loss a run of five \
+                 losses of one segment is rare (0.02⁵ ≈ 3·10⁻⁹ per segment at 2 %), and our \
+                 maxima stay shorter; what in Evensen's setup or analyser produced maxima at \
+                 exactly these two values is not known.",
                 num(series / 1000.0, 0),
                 backoffs(tcp.max),
                 backoffs(rdb.max)
