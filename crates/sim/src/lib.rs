@@ -19,7 +19,7 @@
 //!     app = { kind = "fixed", payload_bytes = 120, interval = "140ms" }
 //! "#).unwrap();
 //! let r = thinlab_sim::run(&s, s.seed);
-//! println!("{} writes", r.flows[0].records.writes.len());
+//! println!("{} writes", r.flows[0].records.write_count());
 //! ```
 
 pub mod app;
@@ -45,4 +45,4 @@ pub use error::ScenarioError;
 pub use pcap_out::CaptureOptions;
 pub use result::{DropCounts, FlowResult, LinkReport, RunResult};
 pub use scenario::{App, Direction, Flow, LossModel, Network, QueueLimit, Scenario};
-pub use sim::{drain_bound, run, run_captured, run_observed};
+pub use sim::{drain_bound, run, run_captured, run_keeping_writes, run_observed};

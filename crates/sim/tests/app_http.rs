@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 use thinlab_sim::app_http::Http;
-use thinlab_sim::{run, App, Scenario, ScenarioError};
+use thinlab_sim::{run, run_keeping_writes, App, Scenario, ScenarioError};
 
 fn scenario(app: &str, duration: &str) -> Result<Scenario, ScenarioError> {
     Scenario::from_toml_str(&format!(
@@ -60,7 +60,7 @@ fn pages_in_a_run_have_the_configured_moments() {
         "2000s",
     )
     .unwrap();
-    let r = run(&s, 3);
+    let r = run_keeping_writes(&s, 3);
     let rec = &r.flows[0].records;
     let sizes: Vec<f64> = rec
         .writes
@@ -129,7 +129,7 @@ fn http_background_shares_a_bottleneck_with_cbr() {
         );
     }
     let s = Scenario::from_toml_str(&text).unwrap();
-    let r = run(&s, 1);
+    let r = run_keeping_writes(&s, 1);
     let cbr = &r.flows[0].records;
     assert!(cbr.writes.len() > 700, "{}", cbr.writes.len());
     let pages: usize = r.flows[1..].iter().map(|f| f.records.writes.len()).sum();

@@ -2,7 +2,7 @@
 //! the errors for bad names.
 
 use thinlab_sim::app_profiles::{names, profile};
-use thinlab_sim::{run, App, Scenario, ScenarioError};
+use thinlab_sim::{run_keeping_writes, App, Scenario, ScenarioError};
 
 fn scenario(name: &str, duration: &str, seed: u64) -> Scenario {
     Scenario::from_toml_str(&format!(
@@ -25,7 +25,7 @@ fn scenario(name: &str, duration: &str, seed: u64) -> Scenario {
 
 /// (sizes, gaps in ms) of a run's write records.
 fn writes(s: &Scenario, seed: u64) -> (Vec<f64>, Vec<f64>, u64) {
-    let r = run(s, seed);
+    let r = run_keeping_writes(s, seed);
     let rec = &r.flows[0].records;
     let sizes: Vec<f64> = rec
         .writes

@@ -17,6 +17,7 @@ pub mod endpoint;
 pub mod event;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod islost_index;
 pub mod recovery;
 pub mod registry;
 pub mod rtt;
@@ -27,6 +28,7 @@ pub mod stats;
 pub mod thin;
 pub mod time;
 pub mod timer_wheel;
+pub mod timers;
 pub mod wire;
 
 pub use config::{

@@ -10,6 +10,7 @@
 //! Invariant: `una <= nxt <= written`; `rtx` covers `[una, nxt)` (plus the FIN) contiguously,
 //! in order, one entry per transmitted segment.
 
+use crate::islost_index::IsLostIndex;
 use crate::time::Instant;
 use bytes::{Bytes, BytesMut};
 use std::collections::VecDeque;
@@ -92,6 +93,8 @@ pub struct SendQueue {
     retrans_out: u32,
     /// Segments marked lost so far, lost retransmissions included (Linux `tp->lost`).
     losses: u64,
+    /// The highest SACKed segments and the lost frontier (`recovery::sack::mark_lost`).
+    islost: IsLostIndex,
 }
 
 impl SendQueue {
@@ -110,18 +113,35 @@ impl SendQueue {
             lost_out: 0,
             retrans_out: 0,
             losses: 0,
+            islost: IsLostIndex::default(),
         }
     }
 
     /// Copy as much of `data` as fits into the buffer; returns the count.
     pub fn write(&mut self, data: &[u8]) -> usize {
-        let used = (self.written - self.una) as usize;
-        let n = self.capacity.saturating_sub(used).min(data.len());
+        let n = self.room().min(data.len());
         if n > 0 {
             self.unsent.push_back(Bytes::copy_from_slice(&data[..n]));
         }
         self.written += n as u64;
         n
+    }
+
+    /// Queue as much of `data` as fits without copying it (the buffer keeps a slice of the
+    /// caller's `Bytes`); returns the count.
+    pub fn write_bytes(&mut self, data: Bytes) -> usize {
+        let n = self.room().min(data.len());
+        if n > 0 {
+            self.unsent.push_back(data.slice(..n));
+        }
+        self.written += n as u64;
+        n
+    }
+
+    /// Free space in the send buffer.
+    fn room(&self) -> usize {
+        let used = (self.written - self.una) as usize;
+        self.capacity.saturating_sub(used)
     }
 
     pub fn unsent_len(&self) -> u64 {
@@ -250,6 +270,7 @@ impl SendQueue {
         }
         s.sacked = true;
         self.sacked_out += 1;
+        self.islost.on_sacked(s.seq_end());
         if s.lost {
             s.lost = false;
             self.lost_out -= 1;
@@ -278,6 +299,7 @@ impl SendQueue {
             if h.sacked {
                 h.sacked = false;
                 self.sacked_out -= 1;
+                self.islost.on_unsacked(h.seq_end());
             }
         }
         for i in 0..self.rtx.len() {
@@ -303,6 +325,32 @@ impl SendQueue {
             self.retrans_out -= 1;
             self.losses += 1;
         }
+    }
+
+    /// The sequence-space end of the `k`-th highest SACKed segment, when `k` ≤ 3 and there
+    /// are at least `k` SACKed segments.
+    pub fn kth_highest_sacked_end(&self, k: u32) -> Option<u64> {
+        self.islost.kth_highest_end(k)
+    }
+
+    /// Mark lost every un-SACKed segment ending below `limit` (sequence space), visiting only
+    /// the segments above the lost frontier; returns how many were newly marked.
+    pub fn mark_lost_below(&mut self, limit: u64) -> u32 {
+        let frontier = self.islost.frontier;
+        let mut i = self.rtx.partition_point(|s| s.seq_end() <= frontier);
+        let mut newly = 0;
+        while let Some(s) = self.rtx.get(i) {
+            if s.seq_end() >= limit {
+                break;
+            }
+            if !s.sacked && !s.lost {
+                self.set_lost(i);
+                newly += 1;
+            }
+            i += 1;
+        }
+        self.islost.frontier = frontier.max(limit - 1);
+        newly
     }
 
     /// Index of the first segment marked lost whose retransmission is not in flight.
@@ -356,6 +404,16 @@ impl SendQueue {
         }
         if !self.rtx.is_empty() && at != self.nxt {
             return Err(format!("entries end at {at}, nxt {}", self.nxt));
+        }
+        let mut tops: Vec<u64> = self.rtx.iter().filter(|s| s.sacked).map(|s| s.seq_end()).collect();
+        tops.reverse();
+        tops.truncate(IsLostIndex::TOP);
+        if tops != self.islost.top() {
+            return Err(format!("highest SACKed {tops:?}, index {:?}", self.islost.top()));
+        }
+        let f = self.islost.frontier;
+        if let Some(s) = self.rtx.iter().find(|s| s.seq_end() <= f && !s.sacked && !s.lost) {
+            return Err(format!("[{}, {}) below the lost frontier {f} is not lost", s.start, s.end));
         }
         if (sacked, lost, retrans) != (self.sacked_out, self.lost_out, self.retrans_out) {
             return Err(format!(
@@ -450,6 +508,7 @@ impl SendQueue {
             sum.karn_sent_at = oldest;
             sum.ca_sent_at = newest;
         }
+        self.islost.on_acked(ack);
         self.una = ack.min(self.nxt);
         if self.fin_sent && ack > self.nxt {
             self.fin_acked = true;
@@ -461,6 +520,25 @@ impl SendQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `write_bytes` keeps the caller's buffer: segments are slices of it, not copies.
+    #[test]
+    fn write_bytes_does_not_copy() {
+        static DATA: [u8; 3000] = [7; 3000];
+        let mut q = SendQueue::new(2000);
+        assert_eq!(
+            q.write_bytes(Bytes::from_static(&DATA)),
+            2000,
+            "buffer-limited"
+        );
+        let i = q.push_new(Instant::ZERO, 1448, false);
+        let seg = q.get(i).unwrap();
+        assert_eq!(seg.payload.as_ptr(), DATA.as_ptr());
+        assert_eq!(seg.payload.len(), 1448);
+        let j = q.push_new(Instant::ZERO, 552, false);
+        assert_eq!(q.get(j).unwrap().payload.as_ptr(), DATA[1448..].as_ptr());
+        assert_eq!(q.unsent_len(), 0);
+    }
 
     #[test]
     fn segments_are_slices_and_acks_trim() {

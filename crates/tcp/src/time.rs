@@ -42,6 +42,11 @@ impl Instant {
     }
 }
 
+/// The TCP timestamp clock (RFC 7323 TSval) at `now`: milliseconds, wrapping at 2³².
+pub fn ts_clock(now: Instant) -> u32 {
+    (now.as_nanos() / 1_000_000) as u32
+}
+
 impl Add<Duration> for Instant {
     type Output = Instant;
     /// Saturates at `Instant::MAX` instead of overflowing.

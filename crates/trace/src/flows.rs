@@ -666,7 +666,8 @@ impl Picked {
         if self.rx.is_none() {
             // Without the receiver, delivery is unknown: a write counts as delivered once it
             // is acknowledged.
-            let acked = records.writes.iter().filter(|w| w.acked.is_some()).count() as u64;
+            let acked = records.retired.count
+                + records.writes.iter().filter(|w| w.acked.is_some()).count() as u64;
             metrics.writes_delivered = acked;
             metrics.writes_undelivered = metrics.writes - acked;
             (metrics.status, metrics.status_reason) = if metrics.writes_undelivered == 0 {

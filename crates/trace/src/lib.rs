@@ -12,6 +12,7 @@
 //! crate's code and definitions (latencies from first transmission: "first-send").
 
 pub mod flows;
+pub mod histogram;
 pub mod metrics;
 pub mod pcap;
 pub mod plot;

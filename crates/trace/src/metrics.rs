@@ -20,6 +20,7 @@
 //! (q is a fraction `num/den`), so p99 of 100 samples is exactly the 99th smallest. It is
 //! always one of the samples, monotone in q, and p100 = max.
 
+use crate::histogram::{merged_runs, ns_to_ms, LatencyHistogram};
 use crate::records::{FlowRecords, WriteRecord};
 use crate::status::FlowStatus;
 use serde::Serialize;
@@ -67,6 +68,25 @@ impl LatencyStats {
         }
     }
 
+    /// Statistics of the ascending `(value, count)` runs of a sorted multiset of samples
+    /// (`histogram::merged_runs`), of which `censored` are censored: bit for bit
+    /// [`LatencyStats::from_sorted`] of the expanded samples.
+    pub fn from_runs(runs: &[(f64, u64)], censored: u64) -> Self {
+        let n: u64 = runs.iter().map(|r| r.1).sum();
+        let expanded = || runs.iter().flat_map(|&(v, c)| std::iter::repeat_n(v, c as usize));
+        let mean = (n > 0).then(|| expanded().sum::<f64>() / n as f64);
+        LatencyStats {
+            mean,
+            p50: nearest_rank_runs(runs, n, 50, 100),
+            p90: nearest_rank_runs(runs, n, 90, 100),
+            p99: nearest_rank_runs(runs, n, 99, 100),
+            p999: nearest_rank_runs(runs, n, 999, 1000),
+            max: runs.last().map(|r| r.0),
+            count: n - censored,
+            censored,
+        }
+    }
+
     /// Statistics of exact samples together with censored ones (lower bounds); `count` is the
     /// number of exact samples, `censored` the number of censored ones.
     pub fn with_censored(exact_ms: &[f64], censored_ms: &[f64]) -> Self {
@@ -97,6 +117,24 @@ pub fn nearest_rank(sorted: &[f64], num: u64, den: u64) -> Option<f64> {
     Some(sorted[(k - 1) as usize])
 }
 
+/// [`nearest_rank`] over `(value, count)` runs holding `n` samples.
+pub fn nearest_rank_runs(runs: &[(f64, u64)], n: u64, num: u64, den: u64) -> Option<f64> {
+    if n == 0 || den == 0 {
+        return None;
+    }
+    let k = (u128::from(n) * u128::from(num.min(den)))
+        .div_ceil(u128::from(den))
+        .max(1);
+    let mut seen = 0u128;
+    for &(v, c) in runs {
+        seen += u128::from(c);
+        if seen >= k {
+            return Some(v);
+        }
+    }
+    None
+}
+
 /// Which milestone of a write a latency is measured to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Milestone {
@@ -118,11 +156,11 @@ pub enum Origin {
 }
 
 fn ms_between(from: Instant, to: Instant) -> f64 {
-    (to - from).as_nanos() as f64 / 1e6
+    ns_to_ms((to - from).as_nanos() as u64)
 }
 
-/// Latency of one write in ms, if it reached the milestone (and, for `FirstSend`, was sent).
-pub fn write_latency_ms(w: &WriteRecord, milestone: Milestone, origin: Origin) -> Option<f64> {
+/// Latency of one write in ns, if it reached the milestone (and, for `FirstSend`, was sent).
+pub fn write_latency_ns(w: &WriteRecord, milestone: Milestone, origin: Origin) -> Option<u64> {
     let to = match milestone {
         Milestone::App => w.app,
         Milestone::Transport => w.transport,
@@ -132,14 +170,35 @@ pub fn write_latency_ms(w: &WriteRecord, milestone: Milestone, origin: Origin) -
         Origin::Write => w.write_time,
         Origin::FirstSend => w.first_send?,
     };
-    Some(ms_between(from, to))
+    Some((to - from).as_nanos() as u64)
 }
 
-/// Latency samples (ms, in write order) of every write that reached `milestone`.
+/// Latency of one write in ms, if it reached the milestone (and, for `FirstSend`, was sent).
+pub fn write_latency_ms(w: &WriteRecord, milestone: Milestone, origin: Origin) -> Option<f64> {
+    write_latency_ns(w, milestone, origin).map(ns_to_ms)
+}
+
+/// Exact histogram of the latencies of every write that reached `milestone`: the retired
+/// writes' (`FlowRecords::retired`) and those of the writes still held.
+pub fn latency_histogram(rec: &FlowRecords, milestone: Milestone, origin: Origin) -> LatencyHistogram {
+    let mut h = rec.retired.latency(milestone, origin).clone();
+    for ns in rec.writes.iter().filter_map(|w| write_latency_ns(w, milestone, origin)) {
+        h.add(ns);
+    }
+    h
+}
+
+/// Latency samples (ms) of every write that reached `milestone`: those of retired writes
+/// first (ascending), then those of the writes still held, in write order.
 pub fn latency_samples_ms(rec: &FlowRecords, milestone: Milestone, origin: Origin) -> Vec<f64> {
-    rec.writes
-        .iter()
-        .filter_map(|w| write_latency_ms(w, milestone, origin))
+    let retired = rec.retired.latency(milestone, origin);
+    retired
+        .samples_ms()
+        .chain(
+            rec.writes
+                .iter()
+                .filter_map(|w| write_latency_ms(w, milestone, origin)),
+        )
         .collect()
 }
 
@@ -315,13 +374,13 @@ impl FlowMetrics {
 /// driver that knows more (the simulator: aborted, never established, drain bound) sets it.
 pub fn flow_metrics(rec: &FlowRecords, duration: Duration) -> FlowMetrics {
     let stats = |m, o| {
-        LatencyStats::with_censored(
-            &latency_samples_ms(rec, m, o),
-            &censored_samples_ms(rec, m, o),
-        )
+        let censored = censored_samples_ms(rec, m, o);
+        let runs = merged_runs(&latency_histogram(rec, m, o), &censored);
+        let n_censored = censored.iter().filter(|x| !x.is_nan()).count() as u64;
+        LatencyStats::from_runs(&runs, n_censored)
     };
     let writes_delivered = rec.writes_delivered();
-    let writes_undelivered = rec.writes.len() as u64 - writes_delivered;
+    let writes_undelivered = rec.write_count() - writes_delivered;
     let (status, status_reason) = if writes_undelivered == 0 {
         (FlowStatus::Completed, None)
     } else {
@@ -348,7 +407,7 @@ pub fn flow_metrics(rec: &FlowRecords, duration: Duration) -> FlowMetrics {
         ack_latency_from_send_ms: stats(Milestone::Ack, Origin::FirstSend),
         status,
         status_reason,
-        writes: rec.writes.len() as u64,
+        writes: rec.write_count(),
         writes_delivered,
         writes_undelivered,
         bytes_written,
@@ -387,15 +446,18 @@ pub fn flow_metrics(rec: &FlowRecords, duration: Duration) -> FlowMetrics {
 /// percentile (fraction ≥ 0.99) is kept exactly, so the result may exceed `max_points` by
 /// the size of the tail.
 pub fn latency_cdf(samples_ms: &[f64], max_points: usize) -> Vec<(f64, f64)> {
-    let mut sorted: Vec<f64> = samples_ms.iter().copied().filter(|x| !x.is_nan()).collect();
-    sorted.sort_unstable_by(f64::total_cmp); // equal under total_cmp = identical bits
-    let n = sorted.len();
+    latency_cdf_runs(&merged_runs(&LatencyHistogram::default(), samples_ms), max_points)
+}
+
+/// [`latency_cdf`] of the samples given as ascending `(value, count)` runs.
+pub fn latency_cdf_runs(runs: &[(f64, u64)], max_points: usize) -> Vec<(f64, f64)> {
+    let n = runs.iter().map(|r| r.1).sum::<u64>() as usize;
     // One point per distinct value: (value, fraction of samples ≤ value).
-    let mut points: Vec<(f64, f64)> = Vec::new();
-    for (i, &x) in sorted.iter().enumerate() {
-        if i + 1 == n || sorted[i + 1] != x {
-            points.push((x, (i + 1) as f64 / n as f64));
-        }
+    let mut points: Vec<(f64, f64)> = Vec::with_capacity(runs.len());
+    let mut cum = 0usize;
+    for &(x, c) in runs {
+        cum += c as usize;
+        points.push((x, cum as f64 / n as f64));
     }
     let max_points = max_points.max(2);
     if points.len() <= max_points {

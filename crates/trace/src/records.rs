@@ -11,6 +11,8 @@
 //! by cursors over the writes (sorted by stream offset), and an arrival out of order (a range
 //! above a hole) is located by binary search among the writes not yet fully arrived.
 
+use crate::histogram::LatencyHistogram;
+use crate::metrics::{write_latency_ns, Milestone, Origin};
 use thinlab_tcp::event::{Event, SendKind};
 use thinlab_tcp::Instant;
 
@@ -81,16 +83,55 @@ pub struct FlowRecords {
     /// been seen until then: writes that had not reached a milestone by this time enter the
     /// latency statistics as censored samples (`metrics`). `None`: no censoring.
     pub observed_until: Option<Instant>,
+    /// Writes a compacting recorder ([`FlowRecorder::compacting`]) no longer holds: every
+    /// milestone reached, folded into counts and exact latency histograms. `writes` holds the
+    /// rest, in order, after these.
+    pub retired: RetiredWrites,
+}
+
+/// What is kept of writes that reached every milestone once a compacting recorder dropped them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RetiredWrites {
+    /// How many (all were delivered).
+    pub count: u64,
+    /// End offset of the last one.
+    pub end: u64,
+    /// Latencies, `[milestone][origin]` (app, transport, ack × write, first send).
+    latency: [[LatencyHistogram; 2]; 3],
+}
+
+impl RetiredWrites {
+    /// The exact histogram of one latency of the retired writes.
+    pub fn latency(&self, milestone: Milestone, origin: Origin) -> &LatencyHistogram {
+        &self.latency[milestone as usize][origin as usize]
+    }
+
+    fn retire(&mut self, w: &WriteRecord) {
+        self.count += 1;
+        self.end = w.end;
+        for m in [Milestone::App, Milestone::Transport, Milestone::Ack] {
+            for o in [Origin::Write, Origin::FirstSend] {
+                if let Some(ns) = write_latency_ns(w, m, o) {
+                    self.latency[m as usize][o as usize].add(ns);
+                }
+            }
+        }
+    }
 }
 
 impl FlowRecords {
     pub fn bytes_written(&self) -> u64 {
-        self.writes.last().map_or(0, |w| w.end)
+        self.writes.last().map_or(self.retired.end, |w| w.end)
+    }
+
+    /// Writes the application made, retired or held.
+    pub fn write_count(&self) -> u64 {
+        self.retired.count + self.writes.len() as u64
     }
 
     /// Writes delivered to the receiving application (their `app` milestone is known).
     pub fn writes_delivered(&self) -> u64 {
-        self.writes.iter().filter(|w| w.app.is_some()).count() as u64
+        self.retired.count + self.writes.iter().filter(|w| w.app.is_some()).count() as u64
     }
 }
 
@@ -111,11 +152,53 @@ pub struct FlowRecorder {
     unsorted: bool,
     highest_sent: u64,
     last_sent_at: Option<Instant>,
+    /// Retire writes that reached every milestone (`compacting`).
+    compact: bool,
 }
 
+/// A compacting recorder retires complete writes in batches of at least this many (and at
+/// least half of those held), so that retiring is amortised O(1) per write.
+const RETIRE_BATCH: usize = 256;
+
 impl FlowRecorder {
+    /// A recorder that keeps every write's record (`FlowRecords::writes` holds them all).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A recorder whose memory does not grow with the number of writes: writes that reached
+    /// every milestone are folded into exact latency histograms (`FlowRecords::retired`); only
+    /// the writes still in progress keep a record. Every metric is the same as with [`new`].
+    ///
+    /// [`new`]: FlowRecorder::new
+    pub fn compacting() -> Self {
+        FlowRecorder {
+            compact: true,
+            ..Self::default()
+        }
+    }
+
+    /// Retire the complete prefix of the held writes when it is large enough.
+    fn maybe_retire(&mut self) {
+        if !self.compact || self.unsorted {
+            return;
+        }
+        let done = self
+            .next_first_send
+            .min(self.next_app)
+            .min(self.next_acked)
+            .min(self.next_transport);
+        if done < RETIRE_BATCH || done * 2 < self.rec.writes.len() {
+            return;
+        }
+        for w in &self.rec.writes[..done] {
+            self.rec.retired.retire(w);
+        }
+        self.rec.writes.drain(..done);
+        self.next_first_send -= done;
+        self.next_app -= done;
+        self.next_acked -= done;
+        self.next_transport -= done;
     }
 
     pub fn on_connect(&mut self, now: Instant) {
@@ -127,7 +210,9 @@ impl FlowRecorder {
         if end <= start {
             return;
         }
-        if self.rec.writes.last().is_some_and(|w| w.end >= end) {
+        if self.rec.writes.last().map_or(self.rec.retired.end, |w| w.end) >= end
+            && self.rec.write_count() > 0
+        {
             self.unsorted = true;
         }
         self.rec.writes.push(WriteRecord {
@@ -169,6 +254,7 @@ impl FlowRecorder {
                     writes[self.next_acked].acked = Some(at);
                     self.next_acked += 1;
                 }
+                self.maybe_retire();
             }
             Event::RtoFired { at, .. } => {
                 self.rec.packets.rto_events += 1;

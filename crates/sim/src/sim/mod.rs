@@ -34,6 +34,13 @@ use thinlab_trace::{FlowRecorder, FlowStatus};
 
 /// Zero bytes: the content of every application write.
 static ZEROS: [u8; 64 * 1024] = [0; 64 * 1024];
+
+/// `len` bytes of simulated payload: a slice of one static buffer, never copied or zeroed
+/// (its content is never looked at; captures write zeros, as before).
+fn zeros(len: usize) -> bytes::Bytes {
+    bytes::Bytes::from_static(&ZEROS[..len])
+}
+
 const NS_PER_SEC: u64 = 1_000_000_000;
 const SERVER_PORT: u16 = 5001;
 /// Timer firings at one instant after which an endpoint is assumed stuck and pushed 1 ms on.
@@ -47,6 +54,18 @@ pub fn drain_bound(s: &Scenario) -> Duration {
 /// Runs `s` with `seed` (the scenario's seed, or seed + repetition).
 pub fn run(s: &Scenario, seed: u64) -> RunResult {
     run_observed(s, seed, &mut |_| {})
+}
+
+/// Like [`run`], keeping every write's record in `FlowResult::records.writes` (memory grows
+/// with the number of writes). [`run`] folds the records of writes that reached every
+/// milestone into exact histograms as it goes (`thinlab_trace::FlowRecorder::compacting`);
+/// every metric is the same either way.
+pub fn run_keeping_writes(s: &Scenario, seed: u64) -> RunResult {
+    let mut sim = Sim::new(s, seed);
+    for fl in &mut sim.flows {
+        fl.recorder = FlowRecorder::new();
+    }
+    sim.run(&mut |_| {})
 }
 
 /// Like [`run`], calling `on_progress` with the simulated time at most once per simulated second.
@@ -141,7 +160,7 @@ impl<'a> Sim<'a> {
                         stream(seed, Component::App(i as u32)),
                         stop,
                     ),
-                    recorder: FlowRecorder::new(),
+                    recorder: FlowRecorder::compacting(),
                     sender: if f.direction == Direction::Forward {
                         0
                     } else {
@@ -368,7 +387,7 @@ impl<'a> Sim<'a> {
                 while writable && source.bulk_budget() > 0 {
                     let budget = source.bulk_budget();
                     let chunk = budget.min(ZEROS.len() as u64) as usize;
-                    match ep.write(t, &ZEROS[..chunk]) {
+                    match ep.write_bytes(t, zeros(chunk)) {
                         Ok(n) if n > 0 => {
                             recorder.on_write(t, *issued, *issued + n as u64);
                             *issued += n as u64;
@@ -383,7 +402,7 @@ impl<'a> Sim<'a> {
             } else {
                 while *pending > 0 {
                     let chunk = (*pending).min(ZEROS.len() as u64) as usize;
-                    match ep.write(t, &ZEROS[..chunk]) {
+                    match ep.write_bytes(t, zeros(chunk)) {
                         Ok(n) => {
                             *pending -= n as u64;
                             if n < chunk {
@@ -507,7 +526,7 @@ fn issue(rec: &mut FlowRecorder, issued: &mut u64, pending: &mut u64, now: u64, 
 /// bound.
 fn flow_status(fl: &FlowSim, stop: u64, drain_bound_hit: bool) -> (FlowStatus, Option<String>) {
     let rec = fl.recorder.records();
-    let undelivered = rec.writes.len() as u64 - rec.writes_delivered();
+    let undelivered = rec.write_count() - rec.writes_delivered();
     let error = [fl.sender, 0, 1 - fl.sender].iter().find_map(|&side| {
         fl.eps[side]
             .as_ref()
@@ -525,13 +544,13 @@ fn flow_status(fl: &FlowSim, stop: u64, drain_bound_hit: bool) -> (FlowStatus, O
         EndpointError::ClosedForSending => "closed".to_string(),
     };
     let late = fl.established_at.is_some_and(|t| t >= stop);
-    if undelivered == 0 && fl.pending == 0 && fl.source_started && !(late && rec.writes.is_empty())
+    if undelivered == 0 && fl.pending == 0 && fl.source_started && !(late && rec.write_count() == 0)
     {
         // Every write delivered; a connection that died afterwards (say, its FIN never
         // acknowledged) lost nothing the application wrote.
         return (FlowStatus::Completed, None);
     }
-    if late && rec.writes.is_empty() {
+    if late && rec.write_count() == 0 {
         let at = fl.established_at.unwrap_or(stop) as f64 / 1e9;
         return (
             FlowStatus::NeverEstablished,

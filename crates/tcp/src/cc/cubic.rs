@@ -30,7 +30,7 @@
 //! * HyStart (RFC 9406) is not implemented: slow start is RFC 5681's, as Reno's.
 //! * Not implemented: spurious-congestion undo (§4.9), ECN, pacing.
 
-use super::{CongestionControl, INFINITE_SSTHRESH};
+use super::{CongestionControl, CongestionEvent, INFINITE_SSTHRESH};
 use crate::time::Instant;
 use std::time::Duration;
 
@@ -191,6 +191,31 @@ impl Cubic {
     }
 }
 
+impl Cubic {
+    /// Fast recovery: ssthresh from `base` (`reduce`), cwnd to it.
+    fn start_recovery(&mut self, base: u32) {
+        self.in_rto_loss = false;
+        self.reduce(base);
+        self.cwnd = self.ssthresh;
+    }
+    fn exit_recovery(&mut self) {
+        self.cwnd = self.ssthresh;
+        self.frac = 0.0;
+        self.epoch = None;
+    }
+    /// RTO: ssthresh from `base` once per timeout episode, cwnd to 1.
+    fn timeout(&mut self, base: u32) {
+        if !self.in_rto_loss {
+            self.reduce(base);
+        }
+        self.in_rto_loss = true;
+        self.after_rto = true;
+        self.epoch = None;
+        self.cwnd = 1;
+        self.frac = 0.0;
+    }
+}
+
 impl CongestionControl for Cubic {
     fn cwnd(&self) -> u32 {
         self.cwnd
@@ -198,14 +223,14 @@ impl CongestionControl for Cubic {
     fn ssthresh(&self) -> u32 {
         self.ssthresh
     }
-    fn on_ack(&mut self, now: Instant, acked: u32, in_flight: u32, rtt: Option<Duration>) {
+    fn on_ack(&mut self, now: Instant, acked: u32, cwnd_limited: bool, rtt: Option<Duration>) {
         if let Some(r) = rtt {
             self.update_srtt(r);
         }
         if acked > 0 {
             self.in_rto_loss = false;
         }
-        if in_flight < self.cwnd {
+        if !cwnd_limited {
             return;
         }
         let mut acked = acked;
@@ -220,10 +245,15 @@ impl CongestionControl for Cubic {
         }
         self.cong_avoid(now, acked);
     }
-    fn on_enter_recovery(&mut self, _now: Instant, in_flight: u32) {
-        self.in_rto_loss = false;
-        self.reduce(in_flight);
-        self.cwnd = self.ssthresh;
+    fn on_congestion_event(&mut self, _now: Instant, event: CongestionEvent, base: u32) {
+        match event {
+            CongestionEvent::FastRecovery => self.start_recovery(base),
+            CongestionEvent::Cwr => {
+                self.start_recovery(base);
+                self.exit_recovery();
+            }
+            CongestionEvent::Timeout => self.timeout(base),
+        }
     }
     fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
         if prior_cwnd > self.cwnd {
@@ -234,19 +264,7 @@ impl CongestionControl for Cubic {
         self.ssthresh = self.ssthresh.max(prior_ssthresh);
     }
     fn on_exit_recovery(&mut self, _now: Instant) {
-        self.cwnd = self.ssthresh;
-        self.frac = 0.0;
-        self.epoch = None;
-    }
-    fn on_rto(&mut self, _now: Instant, in_flight: u32) {
-        if !self.in_rto_loss {
-            self.reduce(in_flight);
-        }
-        self.in_rto_loss = true;
-        self.after_rto = true;
-        self.epoch = None;
-        self.cwnd = 1;
-        self.frac = 0.0;
+        self.exit_recovery();
     }
     fn on_idle_restart(&mut self, _now: Instant) {
         let three_quarters = (self.cwnd >> 1) + (self.cwnd >> 2);
@@ -260,6 +278,7 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::tests::TestHooks;
     use proptest::prelude::*;
 
     const T: Instant = Instant::ZERO;
@@ -276,9 +295,9 @@ mod tests {
     /// Slow start to `w` (with an RTT sample `rtt`), then a loss at flight `w`.
     fn after_loss(w: u32, rtt: Option<Duration>) -> Cubic {
         let mut c = Cubic::new(1);
-        c.on_ack(T, w - 1, 1, rtt);
+        c.ack_with_flight(T, w - 1, 1, rtt);
         assert_eq!(c.cwnd(), w);
-        c.on_enter_recovery(T, w);
+        c.enter_recovery(T, w);
         c.on_exit_recovery(T);
         c
     }
@@ -325,8 +344,8 @@ mod tests {
         let mut c = after_loss(2, None);
         assert_eq!((c.cwnd(), c.ssthresh()), (2, 2)); // floor of 2 segments
                                                       // The window uses the flight size, as Reno's ssthresh does.
-        c.on_ack(T, 48, 2, None);
-        c.on_enter_recovery(T, 40);
+        c.ack_with_flight(T, 48, 2, None);
+        c.enter_recovery(T, 40);
         assert_eq!((c.cwnd(), c.ssthresh()), (28, 28));
     }
 
@@ -335,7 +354,7 @@ mod tests {
         let srtt = ms(100);
         let mut c = after_loss(100, Some(srtt));
         assert_eq!(c.srtt(), Some(srtt));
-        c.on_ack(at_ms(1000), 1, 70, None);
+        c.ack_with_flight(at_ms(1000), 1, 70, None);
         let e = c.epoch().unwrap().clone();
         assert_eq!(e.start, at_ms(1000));
         close(e.k, 75f64.cbrt());
@@ -358,7 +377,7 @@ mod tests {
             let now = at_ms(1000 + 100 * round);
             for _ in 0..c.cwnd() {
                 let w = c.cwnd();
-                c.on_ack(now, 1, w, None);
+                c.ack_with_flight(now, 1, w, None);
             }
             samples.push(c.cwnd_f64());
         }
@@ -397,7 +416,7 @@ mod tests {
         while now_us < 1_500_000 {
             for _ in 0..c.cwnd() {
                 let w = c.cwnd();
-                c.on_ack(Instant::from_micros(now_us), 1, w, None);
+                c.ack_with_flight(Instant::from_micros(now_us), 1, w, None);
             }
             now_us += 1000;
             rounds += 1;
@@ -427,36 +446,36 @@ mod tests {
         close(c.w_max(), 100.0);
         // A second loss below the previous W_max: W_max = 80·(1 + 0.7)/2 = 68.
         (c.cwnd, c.frac) = (80, 0.0);
-        c.on_enter_recovery(T, 80);
+        c.enter_recovery(T, 80);
         close(c.w_max(), 68.0);
         assert_eq!((c.cwnd(), c.ssthresh()), (56, 56));
         c.on_exit_recovery(T);
-        c.on_ack(at_ms(10), 1, 56, None);
+        c.ack_with_flight(at_ms(10), 1, 56, None);
         close(c.epoch().unwrap().k, k_secs(68.0, 56.0)); // ∛30
         close(c.epoch().unwrap().k, 30f64.cbrt());
         // A loss above W_max just records it.
         (c.cwnd, c.frac) = (90, 0.0);
-        c.on_enter_recovery(T, 90);
+        c.enter_recovery(T, 90);
         close(c.w_max(), 90.0);
     }
 
     #[test]
     fn rto_uses_beta_and_restarts_with_k_zero() {
         let mut c = Cubic::new(1);
-        c.on_ack(T, 99, 1, Some(ms(100)));
-        c.on_rto(T, 100);
+        c.ack_with_flight(T, 99, 1, Some(ms(100)));
+        c.rto(T, 100);
         assert_eq!((c.cwnd(), c.ssthresh()), (1, 70));
         close(c.w_max(), 100.0);
-        c.on_rto(T, 1); // repeated timeout: ssthresh held
+        c.rto(T, 1); // repeated timeout: ssthresh held
         assert_eq!((c.cwnd(), c.ssthresh()), (1, 70));
         // slow start back to 70, then the first CA epoch has K = 0 and W_max = 70
-        c.on_ack(at_ms(100), 68, 1, None);
+        c.ack_with_flight(at_ms(100), 68, 1, None);
         assert_eq!(c.cwnd(), 69);
         assert!(c.epoch().is_none());
-        c.on_ack(at_ms(200), 1, 69, None);
+        c.ack_with_flight(at_ms(200), 1, 69, None);
         assert_eq!(c.cwnd(), 70);
         assert!(c.epoch().is_none());
-        c.on_ack(at_ms(300), 1, 70, None);
+        c.ack_with_flight(at_ms(300), 1, 70, None);
         let e = c.epoch().unwrap();
         assert_eq!((e.start, e.k), (at_ms(300), 0.0));
         close(e.origin, 70.0);
@@ -471,15 +490,15 @@ mod tests {
     #[test]
     fn idle_restart_resets_the_epoch() {
         let mut c = after_loss(100, Some(ms(100)));
-        c.on_ack(at_ms(1000), 1, 70, None);
+        c.ack_with_flight(at_ms(1000), 1, 70, None);
         assert!(c.epoch().is_some());
         c.on_idle_restart(at_ms(60_000));
         assert!(c.epoch().is_none());
         assert_eq!((c.cwnd(), c.ssthresh()), (1, 70));
         // slow start to ssthresh, then a new epoch starting now, aiming at W_max = 100
-        c.on_ack(at_ms(61_000), 69, 1, None);
+        c.ack_with_flight(at_ms(61_000), 69, 1, None);
         assert_eq!(c.cwnd(), 70);
-        c.on_ack(at_ms(61_100), 1, 70, None);
+        c.ack_with_flight(at_ms(61_100), 1, 70, None);
         let e = c.epoch().unwrap();
         assert_eq!(e.start, at_ms(61_100));
         close(e.k, 75f64.cbrt());
@@ -488,9 +507,9 @@ mod tests {
     #[test]
     fn slow_start_and_cwnd_limited() {
         let mut c = Cubic::new(3);
-        c.on_ack(T, 1, 2, None);
+        c.ack_with_flight(T, 1, 2, None);
         assert_eq!(c.cwnd(), 3); // not cwnd-limited
-        c.on_ack(T, 3, 3, None);
+        c.ack_with_flight(T, 3, 3, None);
         assert_eq!(c.cwnd(), 6);
         assert!(c.in_initial_slow_start());
     }
@@ -508,10 +527,10 @@ mod tests {
                 let t = at_ms(now);
                 let before = c.cwnd_f64();
                 match op {
-                    0 | 5 => c.on_ack(t, n % 64, n, Some(ms(1 + dt % 300))),
-                    1 => c.on_enter_recovery(t, n),
+                    0 | 5 => c.ack_with_flight(t, n % 64, n, Some(ms(1 + dt % 300))),
+                    1 => c.enter_recovery(t, n),
                     2 => c.on_exit_recovery(t),
-                    3 => c.on_rto(t, n),
+                    3 => c.rto(t, n),
                     _ => c.on_idle_restart(t),
                 }
                 prop_assert!(c.cwnd() >= 1);

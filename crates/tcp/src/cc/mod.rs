@@ -36,22 +36,15 @@ pub trait CongestionControl {
     fn cwnd(&self) -> u32;
     /// Slow-start threshold, segments.
     fn ssthresh(&self) -> u32;
-    /// New data was cumulatively acknowledged outside recovery. `acked` segments,
-    /// `in_flight` before the ACK, `rtt` the sample if this ACK gave one.
-    fn on_ack(&mut self, _now: Instant, _acked: u32, _in_flight: u32, _rtt: Option<Duration>) {}
-    /// A loss was detected by duplicate ACKs / SACK: set ssthresh and the recovery cwnd.
-    fn on_enter_recovery(&mut self, _now: Instant, _in_flight: u32) {}
+    /// New data was cumulatively acknowledged outside recovery: `acked` segments; `cwnd_limited`
+    /// whether the window was in use (the sender, not the controller, judges it: Linux
+    /// `tcp_is_cwnd_limited`), `rtt` the sample if this ACK gave one.
+    fn on_ack(&mut self, _now: Instant, _acked: u32, _cwnd_limited: bool, _rtt: Option<Duration>) {}
+    /// A congestion signal: set ssthresh from `base` (cwnd, or the RFC 5681 FlightSize, as the
+    /// profile says) and the window the event leaves.
+    fn on_congestion_event(&mut self, _now: Instant, _event: CongestionEvent, _base: u32) {}
     /// Recovery ended (the recovery point was acknowledged): deflate cwnd to ssthresh.
     fn on_exit_recovery(&mut self, _now: Instant) {}
-    /// The retransmission timer expired: ssthresh from flight, cwnd to 1 (RFC 5681 §3.1).
-    fn on_rto(&mut self, _now: Instant, _in_flight: u32) {}
-    /// A congestion signal without loss recovery (Linux CWR state: ECN, or a loss RDB's
-    /// redundancy already repaired): the multiplicative decrease of a loss, applied at once;
-    /// no retransmission follows. By default a recovery entered and left in one step.
-    fn on_cwr(&mut self, now: Instant, base: u32) {
-        self.on_enter_recovery(now, base);
-        self.on_exit_recovery(now);
-    }
     /// A reduction proved spurious (Linux `tcp_undo_cwnd_reduction` with
     /// `tcp_reno_undo_cwnd`): cwnd = max(cwnd, prior_cwnd), ssthresh = max(ssthresh,
     /// prior_ssthresh).
@@ -64,12 +57,20 @@ pub trait CongestionControl {
     fn in_initial_slow_start(&self) -> bool {
         self.ssthresh() >= INFINITE_SSTHRESH
     }
-    /// Whether the first ACK of new data during fast recovery ends the episode even if it is
-    /// partial: `true` for Reno (RFC 5681 §3.2 step 6), `false` for NewReno (RFC 6582: only
-    /// an ACK covering the recovery point does). The recovery code may consult it.
-    fn partial_ack_ends_recovery(&self) -> bool {
-        false
-    }
+}
+
+/// The congestion signals a controller reacts to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CongestionEvent {
+    /// Loss detected by duplicate ACKs, SACK or RACK: fast recovery begins (RFC 5681 §3.2);
+    /// cwnd comes down to ssthresh (PRR, where on, paces the way down in `recovery`).
+    FastRecovery,
+    /// A congestion signal without loss recovery (Linux CWR state: ECN, or a loss RDB's
+    /// redundancy already repaired): the multiplicative decrease of a loss, applied at once;
+    /// no retransmission follows.
+    Cwr,
+    /// The retransmission timer expired (RFC 5681 §3.1): ssthresh from `base`, cwnd to 1.
+    Timeout,
 }
 
 /// Enum dispatch over the algorithms of `CcAlgorithm`.
@@ -121,31 +122,22 @@ impl CongestionControl for Cc {
     fn ssthresh(&self) -> u32 {
         dispatch!(self, c => c.ssthresh())
     }
-    fn on_ack(&mut self, now: Instant, acked: u32, in_flight: u32, rtt: Option<Duration>) {
-        dispatch!(self, c => c.on_ack(now, acked, in_flight, rtt))
+    fn on_ack(&mut self, now: Instant, acked: u32, cwnd_limited: bool, rtt: Option<Duration>) {
+        dispatch!(self, c => c.on_ack(now, acked, cwnd_limited, rtt))
     }
-    fn on_enter_recovery(&mut self, now: Instant, in_flight: u32) {
-        dispatch!(self, c => c.on_enter_recovery(now, in_flight))
+    fn on_congestion_event(&mut self, now: Instant, event: CongestionEvent, base: u32) {
+        dispatch!(self, c => c.on_congestion_event(now, event, base))
     }
     fn on_exit_recovery(&mut self, now: Instant) {
         dispatch!(self, c => c.on_exit_recovery(now))
     }
-    fn on_rto(&mut self, now: Instant, in_flight: u32) {
-        dispatch!(self, c => c.on_rto(now, in_flight))
-    }
     fn on_idle_restart(&mut self, now: Instant) {
         dispatch!(self, c => c.on_idle_restart(now))
-    }
-    fn on_cwr(&mut self, now: Instant, base: u32) {
-        dispatch!(self, c => c.on_cwr(now, base))
     }
     fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
         dispatch!(self, c => c.undo(prior_cwnd, prior_ssthresh))
     }
     fn in_initial_slow_start(&self) -> bool {
         dispatch!(self, c => c.in_initial_slow_start())
-    }
-    fn partial_ack_ends_recovery(&self) -> bool {
-        dispatch!(self, c => c.partial_ack_ends_recovery())
     }
 }

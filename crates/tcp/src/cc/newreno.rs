@@ -1,7 +1,7 @@
 //! NewReno (RFC 6582). The window arithmetic is Reno's ([`super::RenoWindow`]): the
 //! difference is in fast recovery, which the endpoint runs (`recovery::newreno`): a partial
 //! ACK retransmits the next hole and keeps the episode open until the recovery point is
-//! acknowledged ([`super::CongestionControl::partial_ack_ends_recovery`] is `false`). As in
+//! acknowledged (`recovery::FastRecoveryExit`, chosen from the configured algorithm). As in
 //! Linux, cwnd is not inflated by duplicate ACKs nor deflated by partial ACKs; the endpoint
 //! counts packets in flight against it instead.
 
@@ -24,4 +24,4 @@ impl NewReno {
     }
 }
 
-reno_family_cc!(NewReno, partial_ack_ends_recovery = false);
+reno_family_cc!(NewReno);

@@ -34,7 +34,7 @@
 //!   against the paper.
 
 use super::reno::RenoWindow;
-use super::CongestionControl;
+use super::{CongestionControl, CongestionEvent};
 use crate::time::Instant;
 use std::time::Duration;
 
@@ -178,16 +178,16 @@ impl CongestionControl for Pert {
     fn ssthresh(&self) -> u32 {
         self.w.ssthresh()
     }
-    fn on_ack(&mut self, now: Instant, acked: u32, in_flight: u32, rtt: Option<Duration>) {
+    fn on_ack(&mut self, now: Instant, acked: u32, cwnd_limited: bool, rtt: Option<Duration>) {
         if let Some(r) = rtt {
             self.on_sample(r);
         }
         if !self.early_response(now) {
-            self.w.on_ack(acked, in_flight);
+            self.w.on_ack(acked, cwnd_limited);
         }
     }
-    fn on_enter_recovery(&mut self, now: Instant, in_flight: u32) {
-        self.w.on_enter_recovery(in_flight);
+    fn on_congestion_event(&mut self, now: Instant, event: CongestionEvent, base: u32) {
+        self.w.on_congestion_event(event, base);
         self.last_reduction = Some(now);
     }
     fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
@@ -196,21 +196,15 @@ impl CongestionControl for Pert {
     fn on_exit_recovery(&mut self, _now: Instant) {
         self.w.on_exit_recovery();
     }
-    fn on_rto(&mut self, now: Instant, in_flight: u32) {
-        self.w.on_rto(in_flight);
-        self.last_reduction = Some(now);
-    }
     fn on_idle_restart(&mut self, _now: Instant) {
         self.w.on_idle_restart();
-    }
-    fn partial_ack_ends_recovery(&self) -> bool {
-        false
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::tests::TestHooks;
     use crate::cc::NewReno;
 
     const T: Instant = Instant::ZERO;
@@ -251,9 +245,9 @@ mod tests {
     fn srtt_099_and_queueing_delay() {
         let mut c = Pert::new(3, 1);
         assert_eq!(c.queueing_delay(), None);
-        c.on_ack(T, 1, 1, Some(ms(100)));
+        c.ack_with_flight(T, 1, 1, Some(ms(100)));
         assert_eq!(c.queueing_delay(), Some(Duration::ZERO));
-        c.on_ack(T, 1, 1, Some(ms(200)));
+        c.ack_with_flight(T, 1, 1, Some(ms(200)));
         // 0.99·0.1 + 0.01·0.2 = 0.101 s
         close(c.srtt99.unwrap(), 0.101);
         assert_eq!(c.min_rtt(), Some(ms(100)));
@@ -265,9 +259,9 @@ mod tests {
     /// after the next sample.
     fn congested(seed: u64) -> Pert {
         let mut c = Pert::new(3, seed);
-        c.on_ack(T, 97, 3, None);
+        c.ack_with_flight(T, 97, 3, None);
         assert_eq!(c.cwnd(), 100);
-        c.on_ack(T, 1, 100, Some(ms(200))); // q = 0: normal slow-start growth
+        c.ack_with_flight(T, 1, 100, Some(ms(200))); // q = 0: normal slow-start growth
         assert_eq!(c.cwnd(), 101);
         c
     }
@@ -275,7 +269,7 @@ mod tests {
     #[test]
     fn early_response_keeps_0_65() {
         let mut c = congested(7);
-        c.on_ack(at_ms(1), 1, 101, Some(ms(100)));
+        c.ack_with_flight(at_ms(1), 1, 101, Some(ms(100)));
         // srtt_0.99 = 0.199, min 0.1 → q = 99 ms, p = 1: cwnd = ⌊0.65·101⌋ = 65, no growth
         assert_eq!(c.early_responses(), 1);
         assert_eq!((c.cwnd(), c.ssthresh()), (65, 65));
@@ -290,26 +284,26 @@ mod tests {
     #[test]
     fn at_most_once_per_rtt() {
         let mut c = congested(7);
-        c.on_ack(at_ms(1), 1, 101, Some(ms(100)));
+        c.ack_with_flight(at_ms(1), 1, 101, Some(ms(100)));
         assert_eq!((c.early_responses(), c.cwnd()), (1, 65));
         // 99 ms later (last RTT sample 100 ms): p is still 1 but the gate is closed; the ACKs
         // grow the window as NewReno's congestion avoidance does
         for i in 0..65 {
-            c.on_ack(at_ms(2 + i), 1, 65, Some(ms(100)));
+            c.ack_with_flight(at_ms(2 + i), 1, 65, Some(ms(100)));
         }
         assert_eq!((c.early_responses(), c.cwnd()), (1, 66));
-        c.on_ack(at_ms(100), 1, 66, Some(ms(100)));
+        c.ack_with_flight(at_ms(100), 1, 66, Some(ms(100)));
         assert_eq!(c.early_responses(), 1);
         // one RTT after the response: the next one (⌊0.65·66⌋ = 42)
-        c.on_ack(at_ms(101), 1, 66, Some(ms(100)));
+        c.ack_with_flight(at_ms(101), 1, 66, Some(ms(100)));
         assert_eq!((c.early_responses(), c.cwnd()), (2, 42));
         // a loss response also closes the gate for an RTT
-        c.on_enter_recovery(at_ms(300), 42);
+        c.enter_recovery(at_ms(300), 42);
         c.on_exit_recovery(at_ms(350));
         assert_eq!(c.cwnd(), 21);
-        c.on_ack(at_ms(399), 1, 21, Some(ms(100)));
+        c.ack_with_flight(at_ms(399), 1, 21, Some(ms(100)));
         assert_eq!((c.early_responses(), c.cwnd()), (2, 21));
-        c.on_ack(at_ms(400), 1, 21, Some(ms(100)));
+        c.ack_with_flight(at_ms(400), 1, 21, Some(ms(100)));
         assert_eq!((c.early_responses(), c.cwnd()), (3, 13));
     }
 
@@ -321,7 +315,7 @@ mod tests {
         for i in 0..n {
             let rtt = us(base_us + if i % 2 == 0 { 0 } else { swing_us });
             let w = c.cwnd();
-            c.on_ack(Instant::from_micros(i * 5_000), 1, w, Some(rtt));
+            c.ack_with_flight(Instant::from_micros(i * 5_000), 1, w, Some(rtt));
             out.push(c.cwnd());
         }
         (out, c.early_responses())
@@ -355,7 +349,7 @@ mod tests {
         let mut r = NewReno::new(10);
         for (i, &w) in a.iter().enumerate() {
             let inf = r.cwnd();
-            r.on_ack(Instant::from_micros(i as u64 * 5_000), 1, inf, None);
+            r.ack_with_flight(Instant::from_micros(i as u64 * 5_000), 1, inf, None);
             assert_eq!(r.cwnd(), w);
         }
     }
@@ -363,12 +357,11 @@ mod tests {
     #[test]
     fn loss_response_is_newreno() {
         let mut c = Pert::new(3, 0);
-        c.on_ack(T, 37, 3, None);
-        c.on_enter_recovery(T, 40);
+        c.ack_with_flight(T, 37, 3, None);
+        c.enter_recovery(T, 40);
         assert_eq!((c.cwnd(), c.ssthresh()), (20, 20));
         c.on_exit_recovery(T);
-        c.on_rto(T, 20);
+        c.rto(T, 20);
         assert_eq!((c.cwnd(), c.ssthresh()), (1, 10));
-        assert!(!c.partial_ack_ends_recovery());
     }
 }

@@ -1,14 +1,14 @@
 //! Reno window arithmetic in segments (RFC 5681; Linux `tcp_reno_cong_avoid`,
-//! `tcp_slow_start`, `tcp_cong_avoid_ai`, `tcp_is_cwnd_limited`), shared by [`Reno`] and
+//! `tcp_slow_start`, `tcp_cong_avoid_ai`), shared by [`Reno`] and
 //! [`super::NewReno`], which differ only in how the endpoint runs fast recovery.
 //!
 //! * Slow start (cwnd < ssthresh): cwnd += acked, stopping at ssthresh; the rest of `acked`
 //!   goes to congestion avoidance (Linux ≥ 3.18 `tcp_slow_start`).
 //! * Congestion avoidance: `cwnd_cnt` counts acked segments; every `cwnd` of them add one
 //!   segment (Linux `snd_cwnd_cnt`, ≈ RFC 5681's cwnd += 1/cwnd per segment).
-//! * Growth only while cwnd-limited: `in_flight` (before the ACK) ≥ cwnd, Linux 2.6.22
-//!   `tcp_is_cwnd_limited` without GSO (RFC 5681 §4.1/RFC 7661 intent). An application-limited
-//!   thin stream therefore keeps its initial window.
+//! * Growth only while cwnd-limited, as the sender judges it (`crate::cwnd_validation`:
+//!   Linux `tcp_is_cwnd_limited`; RFC 5681 §4.1/RFC 7661 intent). An application-limited thin
+//!   stream therefore keeps its initial window.
 //! * Loss by dupACK/SACK: ssthresh = max(base/2, 2), cwnd = ssthresh (RFC 5681 eq. (4);
 //!   RFC 6582 §3.2 step 3 without the "+3" inflation). There is no window inflation or
 //!   deflation per duplicate/partial ACK: as in Linux, the endpoint's recovery counts the
@@ -22,7 +22,7 @@
 //! * Restart after idle: ssthresh = max(ssthresh, 3/4·cwnd) (RFC 2861, Linux
 //!   `tcp_current_ssthresh`), cwnd = min(cwnd, initial window) (RFC 5681 §4.1).
 
-use super::INFINITE_SSTHRESH;
+use super::{CongestionEvent, INFINITE_SSTHRESH};
 
 /// The shared Reno window state and arithmetic.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,11 +58,6 @@ impl RenoWindow {
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
     }
-    /// Linux `tcp_is_cwnd_limited` (2.6.22, no GSO).
-    pub fn is_cwnd_limited(&self, in_flight: u32) -> bool {
-        in_flight >= self.cwnd
-    }
-
     /// Slow start: grow by `acked` up to ssthresh; returns the segments left over.
     pub fn slow_start(&mut self, acked: u32) -> u32 {
         let cwnd = self.cwnd.saturating_add(acked).min(self.ssthresh);
@@ -88,11 +83,11 @@ impl RenoWindow {
     }
 
     /// Linux `tcp_reno_cong_avoid`.
-    pub fn on_ack(&mut self, acked: u32, in_flight: u32) {
+    pub fn on_ack(&mut self, acked: u32, cwnd_limited: bool) {
         if acked > 0 {
             self.in_rto_loss = false;
         }
-        if !self.is_cwnd_limited(in_flight) {
+        if !cwnd_limited {
             return;
         }
         let mut acked = acked;
@@ -127,6 +122,22 @@ impl RenoWindow {
         self.ssthresh = self.ssthresh.max(prior_ssthresh);
     }
 
+    /// The multiplicative decrease of a congestion signal without recovery (Linux CWR):
+    /// ssthresh and cwnd to half of `base` at once.
+    pub fn on_cwr(&mut self, base: u32) {
+        self.on_enter_recovery(base);
+        self.on_exit_recovery();
+    }
+
+    /// Reno's response to a congestion event.
+    pub fn on_congestion_event(&mut self, event: CongestionEvent, base: u32) {
+        match event {
+            CongestionEvent::FastRecovery => self.on_enter_recovery(base),
+            CongestionEvent::Cwr => self.on_cwr(base),
+            CongestionEvent::Timeout => self.on_rto(base),
+        }
+    }
+
     pub fn on_rto(&mut self, in_flight: u32) {
         if !self.in_rto_loss {
             self.ssthresh = Self::halved(in_flight);
@@ -157,7 +168,7 @@ impl RenoWindow {
 
 /// Implements [`CongestionControl`] for a newtype around [`RenoWindow`] (field `w`).
 macro_rules! reno_family_cc {
-    ($ty:ty, partial_ack_ends_recovery = $partial:expr) => {
+    ($ty:ty) => {
         impl $crate::cc::CongestionControl for $ty {
             fn cwnd(&self) -> u32 {
                 self.w.cwnd()
@@ -169,13 +180,18 @@ macro_rules! reno_family_cc {
                 &mut self,
                 _now: $crate::time::Instant,
                 acked: u32,
-                in_flight: u32,
+                cwnd_limited: bool,
                 _rtt: Option<::std::time::Duration>,
             ) {
-                self.w.on_ack(acked, in_flight)
+                self.w.on_ack(acked, cwnd_limited)
             }
-            fn on_enter_recovery(&mut self, _now: $crate::time::Instant, in_flight: u32) {
-                self.w.on_enter_recovery(in_flight)
+            fn on_congestion_event(
+                &mut self,
+                _now: $crate::time::Instant,
+                event: $crate::cc::CongestionEvent,
+                base: u32,
+            ) {
+                self.w.on_congestion_event(event, base)
             }
             fn on_exit_recovery(&mut self, _now: $crate::time::Instant) {
                 self.w.on_exit_recovery()
@@ -183,21 +199,16 @@ macro_rules! reno_family_cc {
             fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
                 self.w.undo(prior_cwnd, prior_ssthresh)
             }
-            fn on_rto(&mut self, _now: $crate::time::Instant, in_flight: u32) {
-                self.w.on_rto(in_flight)
-            }
             fn on_idle_restart(&mut self, _now: $crate::time::Instant) {
                 self.w.on_idle_restart()
-            }
-            fn partial_ack_ends_recovery(&self) -> bool {
-                $partial
             }
         }
     };
 }
 pub(crate) use reno_family_cc;
 
-/// Reno (RFC 5681): fast recovery ends at the first ACK of new data.
+/// Reno (RFC 5681): Reno's window; its fast recovery, which ends at the first ACK of new data,
+/// is run by `recovery` (`FastRecoveryExit::FirstNewAck`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reno {
     w: RenoWindow,
@@ -215,4 +226,4 @@ impl Reno {
     }
 }
 
-reno_family_cc!(Reno, partial_ack_ends_recovery = true);
+reno_family_cc!(Reno);

@@ -86,8 +86,7 @@ impl Endpoint {
     fn accept_syn(&mut self, seg: &Segment) {
         self.irs = seg.seq;
         self.neg = negotiate(&self.cfg, &seg.options);
-        self.rec.sack = self.neg.sack;
-        self.rec.rack = self.cfg.mechanisms.rack && self.neg.sack;
+        self.loss.on_established(&self.cfg, self.neg.sack);
         if let Some((tsval, _)) = seg.options.timestamps {
             self.ts_recent = tsval;
         }
@@ -148,9 +147,9 @@ impl Endpoint {
                 self.rtt.on_sample(now - t);
             }
         }
-        self.backoff = 0;
+        self.loss.backoff = 0;
         self.syn_pending = false;
-        self.timers.stop(super::timers::TimerKind::Rto);
+        self.timers.stop(crate::timers::TimerKind::Rto);
     }
 
     fn on_synchronized(&mut self, now: Instant, seg: Segment) {
@@ -199,7 +198,7 @@ impl Endpoint {
                 if self.state == State::TimeWait && f.fin() {
                     // a retransmitted FIN: acknowledge it and restart the 2·MSL timer
                     self.timers
-                        .arm(super::timers::TimerKind::TimeWait, now, self.cfg.time_wait);
+                        .arm(crate::timers::TimerKind::TimeWait, now, self.cfg.time_wait);
                 }
                 // RFC 9293: with a zero window, valid ACKs are still processed.
                 if wnd == 0 && start == rcv_nxt as i64 && f.ack() && !f.syn() {

@@ -24,26 +24,26 @@
 //! Linux, which accepts the SYN-ACK.
 
 pub mod delayed_ack;
-mod dsack_hooks;
+mod dsack_receiver;
 mod fsm;
 mod input;
+mod loss_accessors;
 pub mod options;
 mod output;
-mod rack_tlp_hooks;
-mod rdb_hooks;
 pub mod reassembly;
 pub mod select_window;
-mod thin_hooks;
-pub mod timers;
+pub use crate::timers;
 
 use crate::cc::{Cc, CongestionControl};
 use crate::config::TcpConfig;
 use crate::event::{DropReason, Event};
-use crate::recovery::{Phase, Recovery};
+use crate::recovery::manager::{Ctx, LossRecovery, RtoExpiry};
+use crate::recovery::Phase;
 use crate::rtt::{backed_off, RttEstimator};
 use crate::send_queue::SendQueue;
 use crate::stats::Stats;
 use crate::time::Instant;
+use crate::timers::{TimerKind, Timers};
 use crate::wire::{Segment, TcpOptions};
 use bytes::Bytes;
 use delayed_ack::DelayedAck;
@@ -51,7 +51,6 @@ use options::Negotiated;
 use reassembly::Reassembly;
 use std::collections::VecDeque;
 use std::time::Duration;
-use timers::{TimerKind, Timers};
 
 pub use crate::state::State;
 
@@ -122,15 +121,10 @@ pub struct Endpoint {
 
     // --- machinery
     rtt: RttEstimator,
-    /// Linux `rtt_seq`: snd_nxt when the current RTT round began (rttvar decays per round).
-    rtt_seq: u64,
-    backoff: u32,
-    retries: u32,
     cc: Cc,
-    rec: Recovery,
+    /// Loss recovery: the recovery state machine, the loss detectors and their timers' logic.
+    loss: LossRecovery,
     timers: Timers,
-    thin: thin_hooks::ThinState,
-    rack_tlp: rack_tlp_hooks::RackTlpState,
     events: VecDeque<Event>,
     stats: Stats,
     error: Option<EndpointError>,
@@ -175,14 +169,9 @@ impl Endpoint {
             ts_recent: 0,
             last_ack_sent: 0,
             rtt: RttEstimator::new(&cfg),
-            rtt_seq: 0,
-            backoff: 0,
-            retries: 0,
             cc: Cc::new(&cfg),
-            rec: Recovery::new(&cfg),
+            loss: LossRecovery::new(&cfg),
             timers: Timers::new(cfg.clock_hz.map(crate::timer_wheel::TimerWheel::new)),
-            thin: thin_hooks::ThinState::default(),
-            rack_tlp: rack_tlp_hooks::RackTlpState::default(),
             events: VecDeque::new(),
             stats: Stats::default(),
             error: None,
@@ -211,6 +200,16 @@ impl Endpoint {
     /// Application write: accepts up to the free send-buffer space and returns how much it took.
     /// Data written before the handshake completes is sent once it does.
     pub fn write(&mut self, _now: Instant, data: &[u8]) -> Result<usize, EndpointError> {
+        self.check_writable()?;
+        Ok(self.snd.write(data))
+    }
+    /// [`Endpoint::write`] without a copy: the send buffer keeps a slice of `data` (a
+    /// simulator's payload can be one shared, never-written buffer).
+    pub fn write_bytes(&mut self, _now: Instant, data: Bytes) -> Result<usize, EndpointError> {
+        self.check_writable()?;
+        Ok(self.snd.write_bytes(data))
+    }
+    fn check_writable(&self) -> Result<(), EndpointError> {
         if let Some(e) = &self.error {
             return Err(*e);
         }
@@ -225,7 +224,7 @@ impl Endpoint {
         if !open || self.snd.fin_queued {
             return Err(EndpointError::ClosedForSending);
         }
-        Ok(self.snd.write(data))
+        Ok(())
     }
     /// Next chunk of in-order received data, if any. Reading reopens the receive window.
     pub fn read(&mut self) -> Option<Bytes> {
@@ -306,17 +305,16 @@ impl Endpoint {
     pub fn handle_timeout(&mut self, now: Instant) {
         while let Some(k) = self.timers.pop_expired(now) {
             match k {
-                // a loss probe due at the same instant goes first (rack_tlp_hooks.rs)
-                TimerKind::Rto => self.on_rto_deadline(now),
+                TimerKind::Rto => self.on_rto_timer(now),
                 TimerKind::DelayedAck => {
                     self.delack.on_timer(self.rto());
                     self.ack_now = true;
                 }
                 TimerKind::Persist => self.on_persist_timer(now),
                 TimerKind::TimeWait => self.set_state(now, State::Closed),
-                TimerKind::EarlyRetransmit => self.on_early_retransmit_timer(now),
-                TimerKind::Tlp => self.on_tlp_timer(now),
-                TimerKind::Reorder => self.on_reorder_timer(now),
+                TimerKind::EarlyRetransmit | TimerKind::Tlp | TimerKind::Reorder => {
+                    self.on_loss_timer(now, k)
+                }
             }
         }
     }
@@ -348,11 +346,7 @@ impl Endpoint {
     }
     /// Current RTO including backoff (and the seed variant's linear increment).
     pub fn rto(&self) -> Duration {
-        backed_off(
-            self.rtt.rto() + self.rto_linear_extra(),
-            self.backoff,
-            self.cfg.rto_max,
-        )
+        self.loss.rto(self.rtt.rto(), self.cfg.rto_max)
     }
     pub fn srtt(&self) -> Option<Duration> {
         self.rtt.srtt()
@@ -380,7 +374,7 @@ impl Endpoint {
         if self.cwnd() == 0 {
             return Err("cwnd 0".into());
         }
-        if self.rec.pipe(&self.snd) > self.snd.packets_out() + self.snd.retrans_out() {
+        if self.loss.rec.pipe(&self.snd) > self.snd.packets_out() + self.snd.retrans_out() {
             return Err("pipe exceeds packets out".into());
         }
         if self.snd.unacked_len() > self.cfg.send_buffer as u64 {
@@ -394,7 +388,7 @@ impl Endpoint {
     }
 
     pub fn cwnd(&self) -> u32 {
-        self.rec.cwnd(&self.cc)
+        self.loss.cwnd(&self.cc)
     }
     pub fn ssthresh(&self) -> u32 {
         self.cc.ssthresh()
@@ -410,10 +404,10 @@ impl Endpoint {
     }
     /// Segments in flight (RFC 6675 pipe, Linux tcp_packets_in_flight).
     pub fn packets_in_flight(&self) -> u32 {
-        self.rec.pipe(&self.snd)
+        self.loss.rec.pipe(&self.snd)
     }
     pub fn recovery_phase(&self) -> Phase {
-        self.rec.phase
+        self.loss.rec.phase
     }
     /// The options the handshake settled.
     pub fn negotiated(&self) -> Negotiated {
@@ -425,7 +419,7 @@ impl Endpoint {
     }
     /// Consecutive RTO expiries without a fresh RTT sample.
     pub fn backoff(&self) -> u32 {
-        self.backoff
+        self.loss.backoff
     }
     /// The error that ended the connection, if any.
     pub fn error(&self) -> Option<EndpointError> {
@@ -511,6 +505,34 @@ impl Endpoint {
         })
     }
 
+    /// Lend the loss-recovery component what it needs of the connection for one call.
+    fn loss_ctx(&mut self, now: Instant) -> (&mut LossRecovery, Ctx<'_>) {
+        let synchronized = self.is_synchronized();
+        let established = self.state == State::Established;
+        let ctx = Ctx {
+            now,
+            cfg: &self.cfg,
+            sack: self.neg.sack,
+            timestamps: self.neg.timestamps,
+            send_mss: self.neg.send_mss as u32,
+            synchronized,
+            established,
+            snd_wnd: self.snd_wnd,
+            max_snd_wnd: self.max_snd_wnd,
+            snd: &mut self.snd,
+            cc: &mut self.cc,
+            rtt: &mut self.rtt,
+            timers: &mut self.timers,
+            stats: &mut self.stats,
+            events: &mut self.events,
+            cwnd_usage: &self.cwnd_usage,
+            last_send: self.last_send,
+        };
+        (&mut self.loss, ctx)
+    }
+
+    /// The retransmission timer: the handshake's here, the established connection's in the
+    /// loss-recovery component.
     fn on_rto_timer(&mut self, now: Instant) {
         match self.state {
             State::SynSent | State::SynReceived => {
@@ -520,48 +542,21 @@ impl Endpoint {
                     return;
                 }
                 self.syn_retries += 1;
-                self.backoff = crate::recovery::rto::backoff_after_expiry(self.backoff);
+                self.loss.backoff = crate::recovery::rto::backoff_after_expiry(self.loss.backoff);
                 self.syn_retransmitted = true;
                 self.syn_pending = true;
             }
             State::Closed | State::Listen | State::TimeWait => {}
-            _ => {
-                if self.snd.is_empty() {
-                    return;
-                }
-                if self.retries >= self.cfg.max_retries {
-                    self.error = Some(EndpointError::TimedOut);
-                    self.set_state(now, State::Closed);
-                    return;
-                }
-                let expired = self.rto();
-                self.stats.rto_events += 1;
-                if let Some(t) = self.last_send {
-                    self.stats.frozen_time += now - t;
-                }
-                self.retries += 1;
-                let losses_before = self.snd.losses();
-                self.rec.on_rto(&mut self.snd, &mut self.cc, now);
-                let marked = (self.snd.losses() - losses_before) as u32;
-                let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
-                use crate::event::RecoveryEvent as R;
-                for what in [
-                    R::LossMarked { segments: marked },
-                    R::Reduction { cwnd, ssthresh },
-                ] {
-                    self.events.push_back(Event::Recovery { at: now, what });
-                }
-                // exponential backoff, or linear timeouts while thin (thin_hooks.rs)
-                self.rto_backoff_after_expiry();
-                self.events.push_back(Event::RtoFired {
-                    at: now,
-                    rto: expired,
-                    backoff: self.backoff,
-                });
-                // RFC 6298 §5.6: restart with the backed-off RTO (the retransmission itself
-                // goes out at the next `poll_transmit`).
-                self.timers.arm(TimerKind::Rto, now, self.rto());
-            }
+            _ => self.on_loss_timer(now, TimerKind::Rto),
+        }
+    }
+
+    /// A loss timer of the established connection (RTO, TLP, RACK reorder, ER delay).
+    fn on_loss_timer(&mut self, now: Instant, kind: TimerKind) {
+        let (loss, mut c) = self.loss_ctx(now);
+        if let Some(RtoExpiry::GiveUp) = loss.on_timer(&mut c, kind) {
+            self.error = Some(EndpointError::TimedOut);
+            self.set_state(now, State::Closed);
         }
     }
 

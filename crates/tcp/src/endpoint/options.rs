@@ -6,7 +6,6 @@
 //! The timestamp clock is milliseconds of the driver's time (Linux jiffies at HZ=1000).
 
 use crate::config::TcpConfig;
-use crate::time::Instant;
 use crate::wire::TcpOptions;
 
 /// RFC 9293 default send MSS when the SYN has no MSS option.
@@ -48,10 +47,7 @@ pub fn our_wscale(recv_buffer: usize) -> u8 {
     s
 }
 
-/// Timestamp clock value (ms).
-pub fn ts_clock(now: Instant) -> u32 {
-    (now.as_nanos() / 1_000_000) as u32
-}
+pub use crate::time::ts_clock;
 
 /// Options of our SYN (active open) or SYN-ACK (`peer` = the SYN's options).
 pub fn handshake_options(cfg: &TcpConfig, peer: Option<&TcpOptions>, tsval: u32) -> TcpOptions {

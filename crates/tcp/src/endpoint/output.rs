@@ -7,20 +7,20 @@
 //! Every segment carries the current ACK, so a pending ACK rides on data and no separate pure
 //! ACK is sent. Exactly one `Event::Sent` per segment.
 //!
-//! RDB (`rdb_hooks.rs`) widens the payload of a new segment backwards over unacked data in
-//! `send_new` and, in its seed variant, a retransmission forwards in `send_retransmission`.
-//! The TLP probe (`rack_tlp_hooks.rs`) goes before retransmissions and new data.
+//! RDB (`recovery::manager`, `rdb.rs`) widens the payload of a new segment backwards over
+//! unacked data in `send_new` and, in its seed variant, a retransmission forwards in
+//! `send_retransmission`. The TLP probe goes before retransmissions and new data.
 
 use super::options::ts_clock;
 use super::select_window;
-use super::timers::TimerKind;
 use super::{Endpoint, State};
 use crate::cc::CongestionControl;
 use crate::event::{Event, SendKind};
-use crate::recovery::rto;
+use crate::recovery::tlp::Probe;
 use crate::rtt::backed_off;
 use crate::seq::to_wire;
 use crate::time::Instant;
+use crate::timers::TimerKind;
 use crate::wire::{Flags, Segment, TcpOptions};
 use bytes::Bytes;
 
@@ -57,7 +57,7 @@ impl Endpoint {
             return Some(self.pure_ack(now));
         }
         if let Some(s) = self.send_tlp_probe(now) {
-            return Some(s); // RFC 8985 §7 loss probe (rack_tlp_hooks.rs)
+            return Some(s); // RFC 8985 §7 loss probe
         }
         if let Some(s) = self.send_retransmission(now) {
             return Some(s);
@@ -112,25 +112,27 @@ impl Endpoint {
         if self.syn_sent_at.is_none() {
             self.syn_sent_at = Some(now);
         }
-        let rto = backed_off(self.rtt.rto(), self.backoff, self.cfg.rto_max);
+        let rto = backed_off(self.rtt.rto(), self.loss.backoff, self.cfg.rto_max);
         self.timers.arm(TimerKind::Rto, now, rto);
         Some(self.emit(now, seg, SendKind::Handshake, 0, 0))
     }
 
     fn send_retransmission(&mut self, now: Instant) -> Option<Segment> {
         let i = self.snd.first_to_retransmit()?;
-        if !self.rec.force_retransmit && self.rec.pipe(&self.snd) >= self.rec.cwnd(&self.cc) {
+        let rec = &mut self.loss.rec;
+        if !rec.force_retransmit && rec.pipe(&self.snd) >= rec.cwnd(&self.cc) {
             return None;
         }
-        self.rec.force_retransmit = false;
+        rec.force_retransmit = false;
         if self.cfg.retrans_collapse {
             let wnd_end = self.snd.una + self.snd_wnd;
             self.snd.collapse(i, self.neg.send_mss as u64, wnd_end);
         }
-        let kind = self.rec.retransmit_kind();
+        let kind = rec.retransmit_kind();
         let s = self.snd.on_retransmit(i, now);
-        self.rec.on_retransmit(now); // undo accounting
-        let (end, payload) = self.rdb_on_retransmit(now, i); // RDB seed: bundle on retransmission
+        self.loss.rec.on_retransmit(now); // undo accounting
+        let (loss, mut c) = self.loss_ctx(now);
+        let (end, payload) = loss.rdb_on_retransmit(&mut c, i); // RDB seed: bundle on retransmission
         match kind {
             SendKind::Rto => self.stats.retransmissions_rto += 1,
             SendKind::Early => self.stats.retransmissions_early += 1,
@@ -144,8 +146,43 @@ impl Endpoint {
         }
         let seg = self.segment(now, to_wire(self.iss, s.start), flags, payload);
         self.on_data_sent(now);
-        self.restart_rto_on_head_retransmit(now, kind, s.start);
+        let (loss, mut c) = self.loss_ctx(now);
+        loss.restart_rto_on_head_retransmit(&mut c, kind, s.start);
         Some(self.emit(now, seg, kind, s.start, end))
+    }
+
+    /// The pending loss probe (RFC 8985 §7.3), if one is due: new data if the window allows,
+    /// else a retransmission of the highest sent segment.
+    fn send_tlp_probe(&mut self, now: Instant) -> Option<Segment> {
+        let (loss, c) = self.loss_ctx(now);
+        let probe = loss.take_probe(&c)?;
+        let mut out = None;
+        if probe == Probe::New {
+            self.loss.set_probing(true);
+            out = self.send_new(now);
+            self.loss.set_probing(false);
+        }
+        let out = match out {
+            Some(s) => s,
+            None => self.send_tlp_retransmission(now)?,
+        };
+        let (loss, mut c) = self.loss_ctx(now);
+        loss.on_probe_sent(&mut c);
+        Some(out)
+    }
+
+    /// Retransmit the highest sent segment as the probe (`SendKind::Tlp`).
+    fn send_tlp_retransmission(&mut self, now: Instant) -> Option<Segment> {
+        let i = self.snd.len().checked_sub(1)?;
+        let s = self.snd.on_retransmit(i, now);
+        self.stats.retransmissions_tlp += 1;
+        let mut flags = Flags::ACK | Flags::PSH;
+        if s.fin {
+            flags = flags | Flags::FIN;
+        }
+        let seg = self.segment(now, to_wire(self.iss, s.start), flags, s.payload);
+        self.on_data_sent(now);
+        Some(self.emit(now, seg, SendKind::Tlp, s.start, s.end))
     }
 
     pub(super) fn send_new(&mut self, now: Instant) -> Option<Segment> {
@@ -160,7 +197,8 @@ impl Endpoint {
             return None;
         }
         // a TLP probe of new data ignores cwnd (Linux tcp_write_xmit push_one = 2)
-        if self.rec.cwnd_usage(&self.snd) >= self.rec.cwnd(&self.cc) && !self.rack_tlp.probing {
+        let rec = &self.loss.rec;
+        if rec.cwnd_usage(&self.snd) >= rec.cwnd(&self.cc) && !self.loss.probing() {
             self.note_cwnd_usage(true);
             return None;
         }
@@ -190,10 +228,11 @@ impl Endpoint {
             }
         }
         let i = self.snd.push_new(now, len as usize, fin);
-        // RDB: the new segment may carry earlier unacknowledged bytes (rdb_hooks.rs)
-        let (start, end, payload, kind) = self.rdb_on_send_new(now, i);
+        // RDB: the new segment may carry earlier unacknowledged bytes
+        let (loss, mut c) = self.loss_ctx(now);
+        let (start, end, payload, kind) = loss.rdb_on_send_new(&mut c, i);
         let kind = match kind {
-            SendKind::New if self.rack_tlp.probing => SendKind::TlpNewData,
+            SendKind::New if self.loss.probing() => SendKind::TlpNewData,
             k => k,
         };
         let mut flags = Flags::ACK;
@@ -205,9 +244,10 @@ impl Endpoint {
         }
         let seg = self.segment(now, to_wire(self.iss, start), flags, payload);
         self.on_data_sent(now);
-        let limited = self.rec.cwnd_usage(&self.snd) >= self.rec.cwnd(&self.cc);
+        let limited = self.loss.rec.cwnd_usage(&self.snd) >= self.loss.cwnd(&self.cc);
         self.note_cwnd_usage(limited);
-        self.tlp_arm(now); // (re)arm the loss probe (rack_tlp_hooks.rs)
+        let (loss, mut c) = self.loss_ctx(now);
+        loss.tlp_arm(&mut c); // (re)arm the loss probe
         if len > 0 {
             self.delack.on_data_sent(now);
         }
@@ -224,13 +264,11 @@ impl Endpoint {
         }
     }
 
-    /// Bookkeeping for any data/FIN transmission: RFC 6298 §5.1 timer arming.
+    /// Bookkeeping for any data/FIN transmission: PRR's count, RFC 6298 §5.1 timer arming.
     pub(super) fn on_data_sent(&mut self, now: Instant) {
         self.last_send = Some(now);
-        self.rec.on_transmit(); // PRR's prr_out
-        if rto::arm_on_send(self.timers.is_armed(TimerKind::Rto)) {
-            self.timers.arm(TimerKind::Rto, now, self.rto());
-        }
+        let (loss, mut c) = self.loss_ctx(now);
+        loss.on_data_sent(&mut c);
     }
 
     /// Our window field: Linux's window selection (`select_window.rs`), never shrinking the

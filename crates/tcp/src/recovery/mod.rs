@@ -22,6 +22,7 @@ pub mod dsack;
 pub mod dupack;
 pub mod early_retransmit;
 pub mod er_threshold;
+pub mod manager;
 pub mod newreno;
 pub mod prr;
 pub mod rack;
@@ -31,7 +32,7 @@ pub mod thin_dupack;
 pub mod tlp;
 pub mod undo;
 
-use crate::cc::{Cc, CongestionControl};
+use crate::cc::{Cc, CongestionControl, CongestionEvent};
 use crate::config::{CwndReduction, ReductionBase, TcpConfig};
 use crate::event::SendKind;
 use crate::send_queue::SendQueue;
@@ -87,6 +88,8 @@ pub struct Recovery {
     pub force_retransmit: bool,
     pub sack: bool,
     pub limited_transmit: bool,
+    /// Reno's or NewReno's end of a fast-recovery episode.
+    pub exit_rule: newreno::FastRecoveryExit,
     /// Set by the endpoint before each ACK: an episode entered on this ACK was started by
     /// Early Retransmit (`SendKind::Early`) or the F-RTO threshold (`EarlyThreshold`), not by
     /// dupthresh/thin dupACK.
@@ -120,6 +123,7 @@ impl Recovery {
             force_retransmit: false,
             sack: false,
             limited_transmit,
+            exit_rule: newreno::FastRecoveryExit::for_config(cfg),
             next_episode_early: None,
             early_first: None,
             rack: false,
@@ -287,8 +291,7 @@ impl Recovery {
             Phase::Recovery => {
                 let recover = self.recover.unwrap_or(0);
                 // NewReno ends the episode at `recover`; Reno on the first new ACK
-                // (RFC 5681 §3.2 step 6).
-                if ev.acked_new && (ev.una_seq >= recover || cc.partial_ack_ends_recovery()) {
+                if ev.acked_new && self.exit_rule.ends_episode(ev.una_seq, recover) {
                     self.exit();
                     cc.on_exit_recovery(ev.now);
                     return Transition::ExitedRecovery;
@@ -330,7 +333,7 @@ impl Recovery {
         // Linux tcp_current_ssthresh: at least ¾ of the window in use
         let prior_cwnd = cc.cwnd();
         let prior_ssthresh = cc.ssthresh().max((prior_cwnd >> 1) + (prior_cwnd >> 2));
-        cc.on_enter_recovery(now, base);
+        cc.on_congestion_event(now, CongestionEvent::FastRecovery, base);
         self.undo = self
             .undo_enabled
             .then(|| Undo::start(prior_cwnd, prior_ssthresh));
@@ -358,7 +361,7 @@ impl Recovery {
     /// lost (go-back-N) and let the first retransmission out regardless of cwnd.
     pub fn on_rto(&mut self, q: &mut SendQueue, cc: &mut Cc, now: Instant) {
         let base = self.reduction_base(cc, self.pipe(q));
-        cc.on_rto(now, base);
+        cc.on_congestion_event(now, CongestionEvent::Timeout, base);
         q.mark_all_lost();
         self.phase = Phase::Loss;
         self.prr = None;

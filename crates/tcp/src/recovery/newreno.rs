@@ -7,7 +7,39 @@
 //! when the head was sent before recovery began and is not SACKed (the RFC 6675 IsLost rule
 //! alone would leave a second hole with fewer than dupthresh SACKed segments above it to RTO).
 
+use crate::config::{CcAlgorithm, TcpConfig};
 use crate::send_queue::SendQueue;
+
+/// When a fast-recovery episode ends: a recovery choice that goes with the configured
+/// algorithm's name (`cc = "reno"` is Reno's recovery, every other algorithm NewReno's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FastRecoveryExit {
+    /// Reno (RFC 5681 §3.2 step 6): at the first ACK of new data, even a partial one.
+    FirstNewAck,
+    /// NewReno (RFC 6582 §3.2): only an ACK covering the recovery point ends the episode; a
+    /// partial ACK retransmits the next hole ([`on_partial_ack`]).
+    RecoveryPoint,
+}
+
+impl FastRecoveryExit {
+    pub fn for_config(cfg: &TcpConfig) -> Self {
+        match cfg.cc {
+            CcAlgorithm::Reno => FastRecoveryExit::FirstNewAck,
+            CcAlgorithm::NewReno | CcAlgorithm::Cubic | CcAlgorithm::Pert => {
+                FastRecoveryExit::RecoveryPoint
+            }
+        }
+    }
+
+    /// Whether an ACK of new data that leaves snd_una at `una_seq` ends an episode whose
+    /// recovery point is `recover`.
+    pub fn ends_episode(self, una_seq: u64, recover: u64) -> bool {
+        match self {
+            FastRecoveryExit::FirstNewAck => true,
+            FastRecoveryExit::RecoveryPoint => una_seq >= recover,
+        }
+    }
+}
 
 /// The head segment is to be retransmitted on a partial ACK: returns true if it was marked.
 pub fn on_partial_ack(q: &mut SendQueue, recover: u64) -> bool {

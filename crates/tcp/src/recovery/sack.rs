@@ -35,8 +35,21 @@ pub fn apply_blocks(q: &mut SendQueue, blocks: &[(u64, u64)]) -> u32 {
 }
 
 /// RFC 6675 IsLost for every segment: mark lost each un-SACKed segment with at least
-/// `dupthresh` SACKed segments above it. Returns how many were newly marked.
+/// `dupthresh` SACKed segments above it. Returns how many were newly marked. For the
+/// thresholds recovery uses (1–3) the work is proportional to the segments newly below the
+/// threshold (`crate::islost_index`), else a walk of the queue.
 pub fn mark_lost(q: &mut SendQueue, dupthresh: u32) -> u32 {
+    if q.sacked_out() < dupthresh {
+        return 0; // no segment has that many SACKed above it (RACK's deferred threshold)
+    }
+    match q.kth_highest_sacked_end(dupthresh) {
+        Some(limit) => q.mark_lost_below(limit),
+        None => mark_lost_by_walk(q, dupthresh),
+    }
+}
+
+/// [`mark_lost`] by walking the whole queue from the top (thresholds above 3, or 0).
+pub fn mark_lost_by_walk(q: &mut SendQueue, dupthresh: u32) -> u32 {
     let mut sacked_above = 0u32;
     let mut newly = 0;
     for i in (0..q.len()).rev() {
@@ -74,6 +87,31 @@ mod tests {
         assert_eq!(mark_lost(&mut q, 3), 2); // segments 0 and 1 have 3 SACKed above
         assert_eq!(q.lost_out(), 2);
         assert_eq!(q.first_to_retransmit(), Some(0));
+    }
+
+    /// The indexed IsLost marks exactly what the walk marks, whatever the SACK pattern, the
+    /// thresholds and the cumulative ACKs in between.
+    #[test]
+    fn indexed_islost_equals_the_walk() {
+        use proptest::prelude::*;
+        let steps = proptest::collection::vec((0u64..40, 1u64..6, 0u32..5, any::<bool>()), 1..40);
+        proptest!(|(steps in steps)| {
+            let (mut a, mut b) = (queue(40), queue(40));
+            for (l, len, thresh, ack) in steps {
+                let block = [(l * 100, (l + len) * 100)];
+                apply_blocks(&mut a, &block);
+                apply_blocks(&mut b, &block);
+                prop_assert_eq!(mark_lost(&mut a, thresh), mark_lost_by_walk(&mut b, thresh));
+                if ack && !a.is_empty() {
+                    let to = a.una_seq() + 100;
+                    a.ack(to);
+                    b.ack(to);
+                }
+                a.check().map_err(TestCaseError::fail)?;
+                let flags = |q: &SendQueue| q.iter().map(|s| (s.start, s.sacked, s.lost)).collect::<Vec<_>>();
+                prop_assert_eq!(flags(&a), flags(&b));
+            }
+        });
     }
 
     #[test]

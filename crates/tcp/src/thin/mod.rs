@@ -5,7 +5,7 @@
 //! [`crate::recovery::er_threshold`]).
 //!
 //! Everything here is a pure decision function; the endpoint orchestrates
-//! (`endpoint/thin_hooks.rs`).
+//! (`recovery/manager/`).
 
 pub mod detect;
 pub mod linear_timeouts;

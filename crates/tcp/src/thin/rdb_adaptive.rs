@@ -23,7 +23,7 @@
 //!   one RTO after the previous one is never bundled, because the previous segment's
 //!   retransmission has already left.
 //!
-//! Loss signals the endpoint feeds in (`endpoint/rdb_hooks.rs`): a duplicate ACK or an ACK
+//! Loss signals the endpoint feeds in (`recovery/manager/rdb.rs`): a duplicate ACK or an ACK
 //! carrying SACK blocks (a hole), any retransmission (fast, early, RACK, RTO), and an ACK that
 //! shows a bundle repaired a loss (the patch variant's hidden-loss test: the ACK covers a
 //! segment together with the later bundle that carried it again, so the original or its ACK

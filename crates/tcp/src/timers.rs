@@ -1,6 +1,6 @@
 //! The endpoint's timer table (docs/architecture.md, "timers in a table"): one deadline per kind,
 //! checked in the fixed order of [`TimerKind::ORDER`] so that simultaneous expiries are handled
-//! deterministically. `Tlp` and `Reorder` serve RFC 8985 (`rack_tlp_hooks.rs`). Timers are armed
+//! deterministically. `Tlp` and `Reorder` serve RFC 8985 (`recovery::manager`). Timers are armed
 //! with a timeout from now ([`Timers::arm`]); with a [`TimerWheel`] (`tcp.clock_hz`) the deadline
 //! is where the Linux timer wheel would run the timer, else exactly `now + timeout`.
 
