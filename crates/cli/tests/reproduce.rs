@@ -151,3 +151,11 @@ fn yin_quick_holds() {
     }
     assert_files(dir.path(), &["data/tmu-n20-sack/scenario.toml"]);
 }
+
+#[test]
+fn fairness_quick_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = quick_holds("fairness", dir.path());
+    assert_eq!(ids, ["E.4", "E.8"]);
+    assert_files(dir.path(), &["data/bulk/runs.csv", "data/thin/runs.csv"]);
+}

@@ -13,6 +13,7 @@ mod claims;
 mod ctx;
 mod evensen_apps;
 mod evensen_lab;
+mod fairness;
 mod figure;
 mod hurtig;
 mod report;
@@ -42,13 +43,14 @@ pub struct Study {
     pub run: fn(&mut Ctx) -> Result<Report>,
 }
 
-/// Every study, A, B, C, D (the order of the claim identifiers).
+/// Every study, A, B, C, D, E (the order of the claim identifiers).
 pub fn studies() -> Vec<Study> {
     vec![
         evensen_lab::study(),
         evensen_apps::study(),
         hurtig::study(),
         yin::study(),
+        fairness::study(),
     ]
 }
 
