@@ -159,3 +159,11 @@ fn fairness_quick_holds() {
     assert_eq!(ids, ["E.4", "E.8"]);
     assert_files(dir.path(), &["data/bulk/runs.csv", "data/thin/runs.csv"]);
 }
+
+#[test]
+fn petlund_demo_quick_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = quick_holds("petlund-demo", dir.path());
+    assert_eq!(ids, ["E.5", "E.6"]);
+    assert_files(dir.path(), &["cdf_skype.svg", "cdf_bzflag.svg", "data/bzflag/runs.csv"]);
+}

@@ -160,6 +160,10 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         b[1].thin_p99_ms < b[0].thin_p99_ms && t[1].thin_p99_ms < t[0].thin_p99_ms,
     );
     report.section(table(&b, &t));
+    report.section(format!(
+        "## How to rerun\n\n```sh\n{}\n{}\n```\n",
+        bulk.command, thin.command
+    ));
     Ok(report)
 }
 

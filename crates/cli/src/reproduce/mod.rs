@@ -16,6 +16,7 @@ mod evensen_lab;
 mod fairness;
 mod figure;
 mod hurtig;
+mod petlund_demo;
 mod report;
 mod yin;
 
@@ -51,6 +52,7 @@ pub fn studies() -> Vec<Study> {
         hurtig::study(),
         yin::study(),
         fairness::study(),
+        petlund_demo::study(),
     ]
 }
 
