@@ -12,8 +12,14 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 use std::fs;
 use std::path::Path;
+use thinlab_trace::histogram::{merged_runs, LatencyHistogram};
+use thinlab_trace::metrics::latency_cdf_runs;
 use thinlab_trace::plot::{cdf_svg, suggest_log_x, PlotSpec, Series, View};
-use thinlab_trace::{latency_cdf, FlowMetrics};
+use thinlab_trace::FlowMetrics;
+
+/// One line of the latency CDF: (configuration label, flow, legend label, the samples as
+/// ascending `(value, count)` runs).
+type CdfLine = (String, String, String, Vec<(f64, u64)>);
 
 /// CDF points kept per line (the tail above p99 is kept exactly on top of these).
 const CDF_POINTS: usize = 400;
@@ -161,13 +167,13 @@ impl Results<'_> {
         &self.runs[lo..hi]
     }
 
-    /// Pooled application-latency samples of one (configuration, flow): the delivered
-    /// writes' latencies, then the censored lower bounds of the undelivered ones.
-    pub fn pooled_app_latency(&self, config: usize, flow: usize) -> (Vec<f64>, Vec<f64>) {
-        let exact = self
-            .flow_runs(config, flow)
-            .flat_map(|f| f.app_latency_ms.iter().copied())
-            .collect();
+    /// Pooled application latency of one (configuration, flow): the delivered writes'
+    /// latencies (an exact histogram), and the censored lower bounds of the undelivered ones.
+    pub fn pooled_app_latency(&self, config: usize, flow: usize) -> (LatencyHistogram, Vec<f64>) {
+        let mut exact = LatencyHistogram::default();
+        for f in self.flow_runs(config, flow) {
+            exact.merge(&f.app_latency);
+        }
         let censored = self
             .flow_runs(config, flow)
             .flat_map(|f| f.app_censored_ms.iter().copied())
@@ -175,8 +181,9 @@ impl Results<'_> {
         (exact, censored)
     }
 
-    /// Lines of the CDF: (configuration label, flow, label for the legend, samples).
-    fn lines(&self) -> Vec<(String, String, String, Vec<f64>)> {
+    /// Lines of the CDF: (configuration label, flow, label for the legend, the samples as
+    /// ascending `(value, count)` runs).
+    fn lines(&self) -> Vec<CdfLine> {
         let mut out = Vec::new();
         for (i, c) in self.configs.iter().enumerate() {
             let flows = self.flows_of(i);
@@ -187,9 +194,13 @@ impl Results<'_> {
                     c.label()
                 };
                 // Undelivered writes stay in the CDF at their lower bound (censored).
-                let (mut samples, censored) = self.pooled_app_latency(i, *f);
-                samples.extend(censored);
-                out.push((c.label(), name.clone(), label, samples));
+                let (exact, censored) = self.pooled_app_latency(i, *f);
+                out.push((
+                    c.label(),
+                    name.clone(),
+                    label,
+                    merged_runs(&exact, &censored),
+                ));
             }
         }
         out
@@ -304,16 +315,12 @@ impl Results<'_> {
             .with_context(|| format!("writing {}", path.display()))
     }
 
-    fn write_cdf_csv(
-        &self,
-        path: &Path,
-        lines: &[(String, String, String, Vec<f64>)],
-    ) -> Result<()> {
+    fn write_cdf_csv(&self, path: &Path, lines: &[CdfLine]) -> Result<()> {
         let mut w =
             csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
         w.write_record(["configuration", "flow", "latency_ms", "fraction"])?;
         for (config, flow, _, samples) in lines {
-            for (x, f) in latency_cdf(samples, CDF_POINTS) {
+            for (x, f) in latency_cdf_runs(samples, CDF_POINTS) {
                 w.write_record([
                     config.as_str(),
                     flow.as_str(),
@@ -326,7 +333,7 @@ impl Results<'_> {
             .with_context(|| format!("writing {}", path.display()))
     }
 
-    fn write_plots(&self, dir: &Path, lines: &[(String, String, String, Vec<f64>)]) -> Result<()> {
+    fn write_plots(&self, dir: &Path, lines: &[CdfLine]) -> Result<()> {
         // Only lines with samples, and no more than a plot can show.
         let with_data: Vec<_> = lines.iter().filter(|l| !l.3.is_empty()).collect();
         if with_data.is_empty() || with_data.len() > MAX_PLOT_SERIES {
@@ -346,7 +353,7 @@ impl Results<'_> {
             .iter()
             .map(|(_, _, label, samples)| Series {
                 label: label.clone(),
-                points: latency_cdf(samples, CDF_POINTS),
+                points: latency_cdf_runs(samples, CDF_POINTS),
             })
             .collect();
         let plots = [

@@ -1,12 +1,14 @@
 //! Runs every (configuration, repetition) in parallel on a rayon pool and keeps, per flow,
-//! the metrics and the application-latency samples (the records themselves are dropped).
+//! the metrics and the exact application-latency histogram (the records themselves are
+//! dropped; memory does not grow with the number of writes).
 
 use crate::progress::Progress;
 use crate::sim::{self, Scenario};
 use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use thinlab_trace::metrics::{censored_samples_ms, latency_samples_ms, Milestone, Origin};
+use thinlab_trace::histogram::LatencyHistogram;
+use thinlab_trace::metrics::{censored_samples_ms, latency_histogram, Milestone, Origin};
 use thinlab_trace::{flow_metrics, FlowMetrics};
 
 /// One simulator run to do.
@@ -40,8 +42,8 @@ pub struct RunOutput {
 pub struct FlowOutput {
     pub name: String,
     pub metrics: FlowMetrics,
-    /// Application-layer latency of every delivered write, ms, in write order.
-    pub app_latency_ms: Vec<f64>,
+    /// Application-layer latency of every delivered write (exact, ns resolution).
+    pub app_latency: LatencyHistogram,
     /// Lower bounds of the application-layer latency of the writes still undelivered at the
     /// end of the run (end of run − write time), ms: censored samples.
     pub app_censored_ms: Vec<f64>,
@@ -155,7 +157,7 @@ pub fn flow_output(
     FlowOutput {
         name: name.to_string(),
         metrics,
-        app_latency_ms: latency_samples_ms(records, Milestone::App, Origin::Write),
+        app_latency: latency_histogram(records, Milestone::App, Origin::Write),
         app_censored_ms: censored_samples_ms(records, Milestone::App, Origin::Write),
     }
 }

@@ -11,6 +11,7 @@
 use crate::health::{Problem, MAX_LISTED};
 use crate::output::Results;
 use std::fmt::Write;
+use thinlab_trace::histogram::merged_runs;
 use thinlab_trace::LatencyStats;
 
 fn ms(v: Option<f64>, lower_bound: bool) -> String {
@@ -40,7 +41,8 @@ pub fn render(results: &Results<'_>, problems: &[Problem]) -> String {
     for (i, c) in results.configs.iter().enumerate() {
         for (f, name) in results.flows_of(i) {
             let (exact, censored) = results.pooled_app_latency(i, f);
-            let s = LatencyStats::with_censored(&exact, &censored);
+            let n_censored = censored.iter().filter(|x| !x.is_nan()).count() as u64;
+            let s = LatencyStats::from_runs(&merged_runs(&exact, &censored), n_censored);
             // Values at or above the smallest censored sample are lower bounds.
             let floor = censored.iter().copied().fold(f64::INFINITY, f64::min);
             let bound = |v: Option<f64>| v.is_some_and(|v| v >= floor);

@@ -48,14 +48,17 @@ fn compacted_runs_give_the_metrics_of_the_full_records() {
         (THIN.to_string(), 0.01, "5ms"),
         (format!("{THIN}{BULK}"), 0.0, "1ms"),
     ] {
-        let s = scenario(&flows, loss, &jitter);
+        let s = scenario(&flows, loss, jitter);
         let (a, b) = (run(&s, 7), run_keeping_writes(&s, 7));
         for (fa, fb) in a.flows.iter().zip(&b.flows) {
             let what = format!("{} at loss {loss}, jitter {jitter}", fa.name);
-            assert_eq!(fb.records.retired.count, 0, "{what}: the full records retire nothing");
+            assert_eq!(
+                fb.records.retired.count, 0,
+                "{what}: the full records retire nothing"
+            );
             if fa.name == "thin" {
                 assert!(
-                    fa.records.retired.count > 1000 && fa.records.writes.len() < 1000,
+                    fa.records.retired.count > 3000 && fa.records.writes.len() < 100,
                     "{what}: {} retired, {} held",
                     fa.records.retired.count,
                     fa.records.writes.len()
@@ -71,7 +74,11 @@ fn compacted_runs_give_the_metrics_of_the_full_records() {
                         v.sort_by(f64::total_cmp);
                         v
                     };
-                    assert_eq!(sorted(&fa.records), sorted(&fb.records), "{what} {m:?} {o:?}");
+                    assert_eq!(
+                        sorted(&fa.records),
+                        sorted(&fb.records),
+                        "{what} {m:?} {o:?}"
+                    );
                     assert_eq!(
                         censored_samples_ms(&fa.records, m, o),
                         censored_samples_ms(&fb.records, m, o),

@@ -29,7 +29,11 @@ impl IsLostIndex {
 
     /// The segment ending at `end` became SACKed.
     pub fn on_sacked(&mut self, end: u64) {
-        let at = self.top.iter().position(|&e| e < end).unwrap_or(self.top.len());
+        let at = self
+            .top
+            .iter()
+            .position(|&e| e < end)
+            .unwrap_or(self.top.len());
         if at < Self::TOP {
             if self.top.is_full() {
                 self.top.pop();

@@ -405,15 +405,30 @@ impl SendQueue {
         if !self.rtx.is_empty() && at != self.nxt {
             return Err(format!("entries end at {at}, nxt {}", self.nxt));
         }
-        let mut tops: Vec<u64> = self.rtx.iter().filter(|s| s.sacked).map(|s| s.seq_end()).collect();
+        let mut tops: Vec<u64> = self
+            .rtx
+            .iter()
+            .filter(|s| s.sacked)
+            .map(|s| s.seq_end())
+            .collect();
         tops.reverse();
         tops.truncate(IsLostIndex::TOP);
         if tops != self.islost.top() {
-            return Err(format!("highest SACKed {tops:?}, index {:?}", self.islost.top()));
+            return Err(format!(
+                "highest SACKed {tops:?}, index {:?}",
+                self.islost.top()
+            ));
         }
         let f = self.islost.frontier;
-        if let Some(s) = self.rtx.iter().find(|s| s.seq_end() <= f && !s.sacked && !s.lost) {
-            return Err(format!("[{}, {}) below the lost frontier {f} is not lost", s.start, s.end));
+        if let Some(s) = self
+            .rtx
+            .iter()
+            .find(|s| s.seq_end() <= f && !s.sacked && !s.lost)
+        {
+            return Err(format!(
+                "[{}, {}) below the lost frontier {f} is not lost",
+                s.start, s.end
+            ));
         }
         if (sacked, lost, retrans) != (self.sacked_out, self.lost_out, self.retrans_out) {
             return Err(format!(

@@ -73,7 +73,10 @@ impl LatencyStats {
     /// [`LatencyStats::from_sorted`] of the expanded samples.
     pub fn from_runs(runs: &[(f64, u64)], censored: u64) -> Self {
         let n: u64 = runs.iter().map(|r| r.1).sum();
-        let expanded = || runs.iter().flat_map(|&(v, c)| std::iter::repeat_n(v, c as usize));
+        let expanded = || {
+            runs.iter()
+                .flat_map(|&(v, c)| std::iter::repeat_n(v, c as usize))
+        };
         let mean = (n > 0).then(|| expanded().sum::<f64>() / n as f64);
         LatencyStats {
             mean,
@@ -180,9 +183,17 @@ pub fn write_latency_ms(w: &WriteRecord, milestone: Milestone, origin: Origin) -
 
 /// Exact histogram of the latencies of every write that reached `milestone`: the retired
 /// writes' (`FlowRecords::retired`) and those of the writes still held.
-pub fn latency_histogram(rec: &FlowRecords, milestone: Milestone, origin: Origin) -> LatencyHistogram {
+pub fn latency_histogram(
+    rec: &FlowRecords,
+    milestone: Milestone,
+    origin: Origin,
+) -> LatencyHistogram {
     let mut h = rec.retired.latency(milestone, origin).clone();
-    for ns in rec.writes.iter().filter_map(|w| write_latency_ns(w, milestone, origin)) {
+    for ns in rec
+        .writes
+        .iter()
+        .filter_map(|w| write_latency_ns(w, milestone, origin))
+    {
         h.add(ns);
     }
     h
@@ -446,7 +457,10 @@ pub fn flow_metrics(rec: &FlowRecords, duration: Duration) -> FlowMetrics {
 /// percentile (fraction ≥ 0.99) is kept exactly, so the result may exceed `max_points` by
 /// the size of the tail.
 pub fn latency_cdf(samples_ms: &[f64], max_points: usize) -> Vec<(f64, f64)> {
-    latency_cdf_runs(&merged_runs(&LatencyHistogram::default(), samples_ms), max_points)
+    latency_cdf_runs(
+        &merged_runs(&LatencyHistogram::default(), samples_ms),
+        max_points,
+    )
 }
 
 /// [`latency_cdf`] of the samples given as ascending `(value, count)` runs.

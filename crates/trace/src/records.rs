@@ -158,7 +158,7 @@ pub struct FlowRecorder {
 
 /// A compacting recorder retires complete writes in batches of at least this many (and at
 /// least half of those held), so that retiring is amortised O(1) per write.
-const RETIRE_BATCH: usize = 256;
+const RETIRE_BATCH: usize = 32;
 
 impl FlowRecorder {
     /// A recorder that keeps every write's record (`FlowRecords::writes` holds them all).
@@ -210,7 +210,12 @@ impl FlowRecorder {
         if end <= start {
             return;
         }
-        if self.rec.writes.last().map_or(self.rec.retired.end, |w| w.end) >= end
+        if self
+            .rec
+            .writes
+            .last()
+            .map_or(self.rec.retired.end, |w| w.end)
+            >= end
             && self.rec.write_count() > 0
         {
             self.unsorted = true;

@@ -156,7 +156,7 @@ impl Ran {
     /// Application-latency samples of every repetition, pooled.
     pub fn pooled_latency(&self, config: usize, flow: usize) -> Vec<f64> {
         self.flows(config, flow)
-            .flat_map(|o| o.app_latency_ms.iter().copied())
+            .flat_map(|o| o.app_latency.samples_ms())
             .collect()
     }
 

@@ -224,8 +224,7 @@ fn streams(ran: &Ran, config: usize, n: usize) -> Vec<Stream> {
             .collect();
         let tmu = bw.iter().sum::<f64>() / bw.len() as f64 / MU;
         for f in &run.flows[..n] {
-            let mut lat = f.app_latency_ms.clone();
-            lat.sort_by(f64::total_cmp);
+            let lat: Vec<f64> = f.app_latency.samples_ms().collect(); // ascending
             out.push(Stream {
                 tmu,
                 writes: f.metrics.writes,
