@@ -48,17 +48,17 @@ fn quick_holds(study: &str, out: &Path) -> Vec<String> {
         "{n}"
     );
     assert!(count("total") >= count("covered"), "{n}");
-    for (k, v) in [
-        ("reproduced", "reproduced"),
-        ("shape", "shape-reproduced"),
-    ] {
+    for (k, v) in [("reproduced", "reproduced"), ("shape", "shape-reproduced")] {
         assert_eq!(
             count(k),
             list.iter().filter(|c| c["verdict"] == v).count() as u64,
             "{k}: {n}"
         );
     }
-    assert!(report.contains("## Rules (fixed before the runs)"), "{report}");
+    assert!(
+        report.contains("## Rules (fixed before the runs)"),
+        "{report}"
+    );
     list.iter()
         .map(|c| {
             let v = c["verdict"].as_str().expect("verdict");
@@ -165,5 +165,8 @@ fn petlund_demo_quick_holds() {
     let dir = tempfile::tempdir().unwrap();
     let ids = quick_holds("petlund-demo", dir.path());
     assert_eq!(ids, ["E.5", "E.6"]);
-    assert_files(dir.path(), &["cdf_skype.svg", "cdf_bzflag.svg", "data/bzflag/runs.csv"]);
+    assert_files(
+        dir.path(),
+        &["cdf_skype.svg", "cdf_bzflag.svg", "data/bzflag/runs.csv"],
+    );
 }

@@ -138,7 +138,10 @@ mod tests {
         assert!(key(Group::new(1, Some(0), None, ms(0), ms(10))).contains("flow.1.count"));
         assert!(key(Group::new(1, Some(MAX_COUNT + 1), None, ms(0), ms(10))).contains("count"));
         let e = key(Group::new(0, None, Some(ms(5)), ms(0), ms(10)));
-        assert!(e.contains("flow.0.start_spread") && e.contains("count"), "{e}");
+        assert!(
+            e.contains("flow.0.start_spread") && e.contains("count"),
+            "{e}"
+        );
         let e = key(Group::new(0, Some(2), Some(ms(10)), ms(1), ms(10)));
         assert!(e.contains("start_spread") && e.contains("duration"), "{e}");
     }

@@ -765,11 +765,18 @@ app = { kind = "fixed", payload_bytes = 100, interval = "100ms" }
 "#;
     let s = Scenario::from_toml_str(text).unwrap();
     let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
-    assert_eq!(names, ["cbr0", "cbr1", "cbr2", "cbr3", "bulk", "same0", "same1"]);
+    assert_eq!(
+        names,
+        ["cbr0", "cbr1", "cbr2", "cbr3", "bulk", "same0", "same1"]
+    );
     // member k starts in its stratum [1 + 2k, 1 + 2(k + 1)) s
     for (k, f) in s.flows[..4].iter().enumerate() {
         let lo = Duration::from_secs(1 + 2 * k as u64);
-        assert!(f.start >= lo && f.start < lo + Duration::from_secs(2), "{k}: {:?}", f.start);
+        assert!(
+            f.start >= lo && f.start < lo + Duration::from_secs(2),
+            "{k}: {:?}",
+            f.start
+        );
         assert_eq!(f.app, s.flows[0].app);
     }
     assert_eq!(s.flows[4].start, Duration::ZERO);
@@ -811,7 +818,11 @@ app = {{ kind = "fixed", payload_bytes = 100, interval = "100ms" }}
         &["duration"],
     );
     // a member's name that another flow has
-    assert_err(group("count = 2"), "flow.1.name", &["\"game1\"", "no other flow"]);
+    assert_err(
+        group("count = 2"),
+        "flow.1.name",
+        &["\"game1\"", "no other flow"],
+    );
 }
 
 #[test]

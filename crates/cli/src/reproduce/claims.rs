@@ -109,7 +109,10 @@ impl ClaimsFile {
     pub fn num(&self, id: &str, key: &str) -> f64 {
         match self.get(id).and_then(|c| c.params.get(key)) {
             Some(&x) => x,
-            None => panic!("claims file of {}: claim {id} has no param {key}", self.study),
+            None => panic!(
+                "claims file of {}: claim {id} has no param {key}",
+                self.study
+            ),
         }
     }
 }
@@ -176,19 +179,30 @@ pub fn join(file: &ClaimsFile, report: &mut Report) -> Result<Counts> {
     }
     for k in &report.checks {
         if !file.checks.contains(&k.what) {
-            bail!("check not listed in the claims file of {}: {}", file.study, k.what);
+            bail!(
+                "check not listed in the claims file of {}: {}",
+                file.study,
+                k.what
+            );
         }
     }
     for c in &report.claims {
         let Some(spec) = file.get(&c.id) else {
-            bail!("claim {} has a verdict but is not in the claims file of {}", c.id, file.study);
+            bail!(
+                "claim {} has a verdict but is not in the claims file of {}",
+                c.id,
+                file.study
+            );
         };
         if spec.not_covered.is_some() {
             bail!("claim {} is marked not covered but has a verdict", c.id);
         }
         if let Some(w) = &spec.explained_by {
             if !report.checks.iter().any(|k| &k.what == w) {
-                bail!("claim {}: explained_by names no check of the report: {w}", c.id);
+                bail!(
+                    "claim {}: explained_by names no check of the report: {w}",
+                    c.id
+                );
             }
         }
         n.covered += 1;

@@ -558,12 +558,22 @@ fn retrans_note(app: &str) -> String {
 fn overhead_claims(report: &mut Report, rows: &[(&&str, f64, Measured, Measured, Measured)]) {
     let file = claims::of("evensen-apps");
     // A change the thesis puts within ±1 % is judged as "about as many", a larger one by sign.
-    let same_way = |o: f64, s: f64| if s.abs() <= 1.0 { o.abs() <= 1.0 } else { o * s > 0.0 };
+    let same_way = |o: f64, s: f64| {
+        if s.abs() <= 1.0 {
+            o.abs() <= 1.0
+        } else {
+            o * s > 0.0
+        }
+    };
     for app in ["skype-tcp", "ssh", "bzflag"] {
         let mine: Vec<&(&&str, f64, Measured, Measured, Measured)> =
             rows.iter().filter(|r| *r.0 == app).collect();
         for (what, f, tol_key) in [
-            ("bytes", (|m: &Measured| m.bytes) as fn(&Measured) -> f64, "rel"),
+            (
+                "bytes",
+                (|m: &Measured| m.bytes) as fn(&Measured) -> f64,
+                "rel",
+            ),
             ("packets", |m: &Measured| m.packets, "points"),
         ] {
             let id = format!("B.{app}.{what}");
@@ -592,7 +602,11 @@ fn overhead_claims(report: &mut Report, rows: &[(&&str, f64, Measured, Measured,
                     "RDB ÷ TCP − 1 of {}. RDB's bytes grow with how many writes a bundle \
                      carries (the write interval against the RTT); its packets against TCP's \
                      depend on how far TCP falls behind its writes after RTOs.",
-                    if what == "bytes" { "payload_bytes_sent" } else { "data_packets_sent" }
+                    if what == "bytes" {
+                        "payload_bytes_sent"
+                    } else {
+                        "data_packets_sent"
+                    }
                 ),
             );
         }

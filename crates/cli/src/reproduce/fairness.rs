@@ -38,7 +38,10 @@ const OTHERS: usize = 4;
 const VARIANTS: [(&str, &[&str]); 3] = [
     ("TCP", &[]),
     ("RDB", &["rdb"]),
-    ("all modifications", &["rdb", "linear-timeouts", "thin-dupack"]),
+    (
+        "all modifications",
+        &["rdb", "linear-timeouts", "thin-dupack"],
+    ),
 ];
 
 fn mechanisms(m: &[&str]) -> Value {
@@ -82,7 +85,8 @@ fn measure(ran: &Ran, m: &[&str]) -> Result<Measured> {
     let goodput = |x: &FlowMetrics| x.goodput_bps.unwrap_or(f64::NAN);
     let ack = |x: &FlowMetrics| x.ack_latency_from_send_ms.mean.unwrap_or(f64::NAN);
     let others: Vec<f64> = (THIN..THIN + OTHERS).map(|i| f(i, goodput)).collect();
-    let sum = |r: std::ops::Range<usize>, g: fn(&FlowMetrics) -> f64| r.map(|i| f(i, g)).sum::<f64>();
+    let sum =
+        |r: std::ops::Range<usize>, g: fn(&FlowMetrics) -> f64| r.map(|i| f(i, g)).sum::<f64>();
     let retrans = sum(THIN..THIN + OTHERS, |x| x.retransmissions as f64);
     let packets = sum(THIN..THIN + OTHERS, |x| x.data_packets_sent as f64);
     Ok(Measured {
@@ -93,7 +97,9 @@ fn measure(ran: &Ran, m: &[&str]) -> Result<Measured> {
         others_ack_ms: sum(THIN..THIN + OTHERS, ack) / OTHERS as f64,
         thin_ack_ms: sum(0..THIN, ack) / THIN as f64,
         thin_p99_ms: sum(0..THIN, |x| x.app_latency_ms.p99.unwrap_or(f64::NAN)) / THIN as f64,
-        thin_sent: sum(0..THIN, |x| x.payload_bytes_sent as f64 * 8.0 / x.duration_s),
+        thin_sent: sum(0..THIN, |x| {
+            x.payload_bytes_sent as f64 * 8.0 / x.duration_s
+        }),
     })
 }
 
@@ -174,7 +180,10 @@ const EXTRA_BYTES: &str = "against bulk flows, what the bulk flows lose with RDB
 fn claim_bulk(report: &mut Report, b: &[Measured]) {
     let file = claims::of("fairness");
     let share = |m: &Measured| m.others_sum / b[0].others_sum;
-    let (tp, tr) = (file.num("E.4", "throughput_min"), file.num("E.4", "retrans_rel"));
+    let (tp, tr) = (
+        file.num("E.4", "throughput_min"),
+        file.num("E.4", "retrans_rel"),
+    );
     let ok = |m: &Measured, min: f64| {
         share(m) >= min && m.others_retrans <= b[0].others_retrans * (1.0 + tr) + 0.1
     };

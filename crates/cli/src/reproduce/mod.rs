@@ -102,8 +102,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
                 if args.quick { ", quick" } else { "" }
             );
         }
-        let mut report =
-            (study.run)(&mut ctx).with_context(|| format!("study {}", study.name))?;
+        let mut report = (study.run)(&mut ctx).with_context(|| format!("study {}", study.name))?;
         let file = claims::of(study.name);
         report.counts = claims::join(file, &mut report)
             .with_context(|| format!("the claims file of {}", study.name))?;
@@ -223,10 +222,7 @@ fn write_index(dir: &std::path::Path, rows: &[IndexRow], quick: bool) -> Result<
         if rows.iter().any(|r| r.name == f.study) {
             continue;
         }
-        let mut row = vec![
-            format!("{} (no study yet)", f.study),
-            f.paper.clone(),
-        ];
+        let mut row = vec![format!("{} (no study yet)", f.study), f.paper.clone()];
         row.extend(
             claims::Counts {
                 total: f.claims.len(),

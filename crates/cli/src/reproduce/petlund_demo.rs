@@ -95,7 +95,10 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         let shares = |l: &[f64]| THRESHOLDS.map(|t| later_than(l, t));
         let (sp, se) = (shares(&plain), shares(&enh));
         for (label, l, s) in [("TCP", &plain, sp), ("enhanced", &enh, se)] {
-            let mut row = vec![format!("{app}, {:.0} %, {rtt} ms", loss * 100.0), label.into()];
+            let mut row = vec![
+                format!("{app}, {:.0} %, {rtt} ms", loss * 100.0),
+                label.into(),
+            ];
             row.push(l.len().to_string());
             row.extend(s.iter().map(|x| num(*x, 2)));
             rows.push(row);

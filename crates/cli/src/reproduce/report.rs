@@ -248,18 +248,34 @@ fn rules_section(f: &ClaimsFile, report: &Report) -> String {
             match (&spec.explained_by, c.verdict) {
                 (Some(w), Verdict::NotReproduced) => format!(
                     "check \"{w}\" ({})",
-                    if claims::explained(spec, report) { "holds" } else { "does not hold" }
+                    if claims::explained(spec, report) {
+                        "holds"
+                    } else {
+                        "does not hold"
+                    }
                 ),
                 _ => "–".into(),
             },
         ]);
         for a in &spec.amended {
-            amended.push(vec![c.id.clone(), a.was.clone(), a.now.clone(), a.why.clone()]);
+            amended.push(vec![
+                c.id.clone(),
+                a.was.clone(),
+                a.now.clone(),
+                a.why.clone(),
+            ]);
         }
     }
     let mut s = String::from("\n## Rules (fixed before the runs)\n\n");
     s += &md_table(
-        &["#", "where", "metric", "reproduced when", "shape when", "tested explanation"],
+        &[
+            "#",
+            "where",
+            "metric",
+            "reproduced when",
+            "shape when",
+            "tested explanation",
+        ],
         &rows,
     );
     if !amended.is_empty() {

@@ -189,9 +189,17 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
         ),
         Verdict::of(reproduced, t20 > t100 && t20 < 50.0),
         {
-            let col5: Vec<f64> = usable.iter().filter(|c| c.delay == 5).map(|c| c.average()).collect();
+            let col5: Vec<f64> = usable
+                .iter()
+                .filter(|c| c.delay == 5)
+                .map(|c| c.average())
+                .collect();
             let (f5lo, f5hi) = mm(&col5);
-            let low: Vec<f64> = usable.iter().filter(|c| c.bw == 40).map(|c| c.average()).collect();
+            let low: Vec<f64> = usable
+                .iter()
+                .filter(|c| c.bw == 40)
+                .map(|c| c.average())
+                .collect();
             let (llo, lhi) = mm(&low);
             format!(
                 "Definition above (Hurtig gives none): the inhibitions' share of the expected \
@@ -267,7 +275,10 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
             format!(
                 "T(7..11) = {} ms: 9 is {} faster than 8 and {} faster than 10; the dip spans \
                  positions {}, {} faster than at {} and {} faster than at {}",
-                (7..=11).map(|p| num(c.t[p], 0)).collect::<Vec<_>>().join(", "),
+                (7..=11)
+                    .map(|p| num(c.t[p], 0))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 pct(f8),
                 pct(f10),
                 ranges(&(lo..=hi).collect::<Vec<_>>()),
@@ -321,7 +332,11 @@ pub(super) fn more_claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
                     .map(|(d, b)| format!("{d} ms: {}", if *b { "yes" } else { "no" }))
                     .collect::<Vec<_>>()
                     .join(", "),
-                if higher.iter().any(|b| *b) { "some" } else { "none" }
+                if higher.iter().any(|b| *b) {
+                    "some"
+                } else {
+                    "none"
+                }
             ),
             Verdict::of(
                 bad.len() == 3 && bad.iter().all(|b| b.1) && !higher.iter().any(|b| *b),

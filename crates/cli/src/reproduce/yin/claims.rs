@@ -349,7 +349,9 @@ pub(super) fn checks(
     );
     report.check(
         "PERT-ER has fewer RTOs and less frozen time than PERT at every buffer (part 2)",
-        table.iter().all(|r| r.rto[2] < r.rto[0] && r.sft[2] < r.sft[0]),
+        table
+            .iter()
+            .all(|r| r.rto[2] < r.rto[0] && r.sft[2] < r.sft[0]),
     );
     report.check(
         format!(
@@ -437,10 +439,21 @@ pub(super) fn buffer_claims(report: &mut Report, table: &[FineRow]) {
              at 80 and 160 KB is within {pts:.0} points; shape when all four are positive."
         ),
     );
-    let seed_c = [(80, 33.0, 24.0), (160, 28.0, 18.0), (240, 22.0, 8.0), (320, 15.0, 1.0)];
+    let seed_c = [
+        (80, 33.0, 24.0),
+        (160, 28.0, 18.0),
+        (240, 22.0, 8.0),
+        (320, 15.0, 1.0),
+    ];
     let er: Vec<(u64, f64, f64)> = table
         .iter()
-        .map(|r| (r.buffer, r.success5[2] - r.success5[0], r.success5[1] - r.success5[0]))
+        .map(|r| {
+            (
+                r.buffer,
+                r.success5[2] - r.success5[0],
+                r.success5[1] - r.success5[0],
+            )
+        })
         .collect();
     let pts_c = file.num("D.3c", "points");
     let close_c = er.iter().all(|e| {
@@ -464,9 +477,9 @@ pub(super) fn buffer_claims(report: &mut Report, table: &[FineRow]) {
              every buffer."
         ),
     );
-    let best = table.iter().all(|r| {
-        (0..3).all(|vi| r.success5[3] >= r.success5[vi]) && r.success5[3] > r.success5[0]
-    });
+    let best = table
+        .iter()
+        .all(|r| (0..3).all(|vi| r.success5[3] >= r.success5[vi]) && r.success5[3] > r.success5[0]);
     report.claim(
         "D.3d",
         "PERT-ER with fine-RTO highest at every buffer (Figs. 5–6)",
@@ -483,7 +496,8 @@ pub(super) fn buffer_claims(report: &mut Report, table: &[FineRow]) {
 
 /// The check that explains why ER changes little here (named by D.1d, D.2a and D.3c in the
 /// claims file).
-const ER_IDLE: &str = "ER has almost nothing to act on: PERT-ER's streams make under 1/20 of SACK's \
+const ER_IDLE: &str =
+    "ER has almost nothing to act on: PERT-ER's streams make under 1/20 of SACK's \
      fast retransmissions and ER fires under once per stream per 1000 s (part 1)";
 
 /// Fast and early retransmissions per stream and 1000 s in part 1: SACK (0) against PERT-ER (2).
@@ -493,6 +507,7 @@ fn er_idle(tmu: &[(Variant, Vec<Stream>)]) -> bool {
         let active: f64 = s.iter().map(|x| x.active_s).sum();
         s.iter().map(f).sum::<f64>() * 1000.0 / active.max(1e-9)
     };
-    let (sack_fast, er_fast, er_early) = (per(0, |x| x.fast), per(2, |x| x.fast), per(2, |x| x.early));
+    let (sack_fast, er_fast, er_early) =
+        (per(0, |x| x.fast), per(2, |x| x.fast), per(2, |x| x.early));
     sack_fast > 0.0 && er_fast < sack_fast / 20.0 && er_early < 1.0
 }
