@@ -170,3 +170,11 @@ fn petlund_demo_quick_holds() {
         &["cdf_skype.svg", "cdf_bzflag.svg", "data/bzflag/runs.csv"],
     );
 }
+
+#[test]
+fn modern_linux_quick_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = quick_holds("modern-linux", dir.path());
+    assert!(ids.is_empty(), "modern-linux reproduces no claim: {ids:?}");
+    assert_files(dir.path(), &["data/grid/runs.csv"]);
+}

@@ -16,13 +16,14 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 /// The claims files, by study name.
-const FILES: [(&str, &str); 7] = [
+const FILES: [(&str, &str); 8] = [
     ("evensen-lab", include_str!("claims/evensen-lab.toml")),
     ("evensen-apps", include_str!("claims/evensen-apps.toml")),
     ("hurtig", include_str!("claims/hurtig.toml")),
     ("yin", include_str!("claims/yin.toml")),
     ("fairness", include_str!("claims/fairness.toml")),
     ("petlund-demo", include_str!("claims/petlund-demo.toml")),
+    ("modern-linux", include_str!("claims/modern-linux.toml")),
     ("petlund", include_str!("claims/petlund.toml")),
 ];
 

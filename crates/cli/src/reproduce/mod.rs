@@ -16,6 +16,7 @@ mod evensen_lab;
 mod fairness;
 mod figure;
 mod hurtig;
+mod modern_linux;
 mod petlund_demo;
 mod report;
 mod yin;
@@ -53,6 +54,7 @@ pub fn studies() -> Vec<Study> {
         yin::study(),
         fairness::study(),
         petlund_demo::study(),
+        modern_linux::study(),
     ]
 }
 
