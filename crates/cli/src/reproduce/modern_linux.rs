@@ -146,7 +146,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
                     for (vi, x) in m.iter().enumerate() {
                         gains[vi].push(x.0 / m[0].0);
                     }
-                    if iat == 30 && (loss - 0.02).abs() < 1e-9 || iat == 30 && loss >= 0.1 {
+                    if iat == 30 && ((loss - 0.02).abs() < 1e-9 || loss >= 0.1) {
                         rdb_helps_fast &= m[1].0 < m[0].0;
                     }
                 }
