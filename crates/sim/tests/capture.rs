@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use thinlab_sim::pcap_out::file_names;
-use thinlab_sim::{run, run_captured, CaptureOptions, Scenario};
+use thinlab_sim::{run, run_captured, run_keeping_writes, CaptureOptions, Scenario};
 use thinlab_tcp::wire::{parse_ipv4, verify_ipv4};
 use thinlab_trace::flows::analyze;
 use thinlab_trace::metrics::{write_latency_ms, Milestone, Origin};
@@ -68,7 +68,8 @@ fn round_trip(s: &Scenario) -> RoundTrip {
     let f = &r.flows[0];
     RoundTrip {
         sim: flow_metrics(&f.records, f.duration),
-        sim_records: f.records.clone(),
+        // the same run, keeping every write's record (the run above folds complete writes)
+        sim_records: run_keeping_writes(s, s.seed).flows[0].records.clone(),
         cap: c.metrics.clone(),
         cap_records: c.records.clone(),
     }

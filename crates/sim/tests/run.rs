@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 use thinlab_sim::link::{serialisation_ns, tcp_header_len, FRAMING_BYTES};
-use thinlab_sim::{run, run_observed, RunResult, Scenario};
+use thinlab_sim::{run, run_keeping_writes, run_observed, RunResult, Scenario};
 
 fn scenario(s: &str) -> Scenario {
     Scenario::from_toml_str(s).unwrap_or_else(|e| panic!("{e}"))
@@ -39,7 +39,7 @@ bandwidth = "10Mbit"
 app = { kind = "fixed", payload_bytes = 120, interval = "140ms" }
 "#,
     );
-    let r = run(&s, 1);
+    let r = run_keeping_writes(&s, 1);
     assert!(!r.drain_bound_hit);
     let f = &r.flows[0];
     assert!(f.completed);
@@ -273,7 +273,7 @@ app = { kind = "transfer", writes = 40, write_bytes = 2500 }
 tcp = { profile = "freebsd-6" }
 "#,
     );
-    let r = run(&s, 1);
+    let r = run_keeping_writes(&s, 1);
     let f = &r.flows[0];
     assert!(f.completed);
     assert_eq!(f.records.writes.len(), 40);

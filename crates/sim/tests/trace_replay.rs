@@ -3,7 +3,9 @@
 
 use std::path::Path;
 use thinlab_sim::pcap_out::file_names;
-use thinlab_sim::{run, run_captured, App, CaptureOptions, Scenario, ScenarioError};
+use thinlab_sim::{
+    run, run_captured, run_keeping_writes, App, CaptureOptions, Scenario, ScenarioError,
+};
 use thinlab_trace::FlowRecords;
 
 fn scenario_text(app: &str, loss: &str, duration: &str) -> String {
@@ -105,8 +107,9 @@ fn capture_original(loss: &str, dir: &Path) -> FlowRecords {
         dir: dir.to_path_buf(),
         all_flows: false,
     };
-    let r = run_captured(&s, s.seed, &opts, &mut |_| {}).unwrap();
-    r.flows[0].records.clone()
+    run_captured(&s, s.seed, &opts, &mut |_| {}).unwrap();
+    // the same run, keeping every write's record (a run folds complete writes)
+    run_keeping_writes(&s, s.seed).flows[0].records.clone()
 }
 
 fn replay(pcap: &Path, extra: &str) -> FlowRecords {
@@ -117,7 +120,7 @@ fn replay(pcap: &Path, extra: &str) -> FlowRecords {
         "60s",
     ))
     .unwrap();
-    let r = run(&s, s.seed);
+    let r = run_keeping_writes(&s, s.seed);
     r.flows[0].records.clone()
 }
 

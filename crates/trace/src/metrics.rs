@@ -287,6 +287,10 @@ pub struct FlowMetrics {
     /// `payload_bytes_sent / data_packets_sent`; null when no data packet was sent.
     pub avg_payload_bytes: Option<f64>,
     pub rdb_bundles: u64,
+    /// Losses RDB repaired: bundles whose redundant bytes filled the receiver's next gap
+    /// without a retransmission (not part of `retransmissions`). Null where the driver cannot
+    /// tell (captures, the emulator).
+    pub rdb_repaired_losses: Option<u64>,
     /// Segments sent by a retransmission mechanism (sum of `retransmissions_by_cause`).
     pub retransmissions: u64,
     pub retransmissions_by_cause: RetransmissionsByCause,
@@ -359,6 +363,10 @@ impl FlowMetrics {
             ("redundant_bytes_sent", n(self.redundant_bytes_sent)),
             ("avg_payload_bytes", self.avg_payload_bytes),
             ("rdb_bundles", n(self.rdb_bundles)),
+            (
+                "rdb_repaired_losses",
+                self.rdb_repaired_losses.map(|v| v as f64),
+            ),
             ("retransmissions", n(self.retransmissions)),
             ("retransmissions_by_cause.rto", n(c.rto)),
             ("retransmissions_by_cause.fast", n(c.fast)),
@@ -430,6 +438,7 @@ pub fn flow_metrics(rec: &FlowRecords, duration: Duration) -> FlowMetrics {
         avg_payload_bytes: (p.data_packets_sent > 0)
             .then(|| p.payload_bytes_sent as f64 / p.data_packets_sent as f64),
         rdb_bundles: p.rdb_bundles,
+        rdb_repaired_losses: p.rdb_repaired,
         retransmissions: p.retransmissions(),
         retransmissions_by_cause: RetransmissionsByCause {
             rto: p.retrans_rto,

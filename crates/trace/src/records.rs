@@ -13,6 +13,7 @@
 
 use crate::histogram::LatencyHistogram;
 use crate::metrics::{write_latency_ns, Milestone, Origin};
+use std::collections::BTreeMap;
 use thinlab_tcp::event::{Event, SendKind};
 use thinlab_tcp::Instant;
 
@@ -39,6 +40,11 @@ pub struct PacketCounters {
     pub redundant_bytes_sent: u64,
     /// Packets that carried redundant (RDB) bytes together with new data.
     pub rdb_bundles: u64,
+    /// Losses RDB repaired: a bundle whose redundant bytes held the receiver's next expected
+    /// byte, not received before, so that its arrival advanced in-order delivery without a
+    /// retransmission (or overtook a delayed original). `None` when the driver cannot tell
+    /// which arrival advanced delivery (captures, the emulator): only the simulator counts it.
+    pub rdb_repaired: Option<u64>,
     pub retrans_rto: u64,
     pub retrans_fast: u64,
     pub retrans_early: u64,
@@ -154,6 +160,11 @@ pub struct FlowRecorder {
     last_sent_at: Option<Instant>,
     /// Retire writes that reached every milestone (`compacting`).
     compact: bool,
+    /// RDB bundles in flight, `(start, end) → end of their redundant part`, until delivered
+    /// (`rdb_repaired`). A later non-bundle transmission of the same range removes the entry.
+    rdb_in_flight: BTreeMap<(u64, u64), u64>,
+    /// The range of the last data segment that arrived at the receiver.
+    last_arrival: Option<(u64, u64)>,
 }
 
 /// A compacting recorder retires complete writes in batches of at least this many (and at
@@ -176,6 +187,14 @@ impl FlowRecorder {
             compact: true,
             ..Self::default()
         }
+    }
+
+    /// Count the losses RDB repaired (`PacketCounters::rdb_repaired`). Only for a driver whose
+    /// receiver reports each arrival and the delivery it caused together, in that order (the
+    /// simulator's endpoint does).
+    pub fn counting_rdb_repairs(mut self) -> Self {
+        self.rec.packets.rdb_repaired = Some(0);
+        self
     }
 
     /// Retire the complete prefix of the held writes when it is large enough.
@@ -275,6 +294,7 @@ impl FlowRecorder {
     pub fn on_receiver_event(&mut self, ev: &Event) {
         match *ev {
             Event::Arrived { at, start, end } => {
+                self.last_arrival = Some((start, end));
                 // Writes whose last byte (`end - 1`) lies in [start, end) and has not arrived.
                 // Writes are non-empty and sorted by offset, so their ends increase strictly.
                 let writes = &mut self.rec.writes;
@@ -303,6 +323,7 @@ impl FlowRecorder {
                 }
             }
             Event::Delivered { at, start, end } => {
+                self.note_rdb_repair(start, end);
                 self.rec.bytes_delivered += end.saturating_sub(start);
                 self.rec.last_delivery = Some(at);
                 let writes = &mut self.rec.writes;
@@ -312,6 +333,26 @@ impl FlowRecorder {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// In-order delivery advanced from `from` to `to` on the last arrival: if that was an RDB
+    /// bundle whose redundant part held `from`, the bundle repaired a loss.
+    fn note_rdb_repair(&mut self, from: u64, to: u64) {
+        if let Some(range) = self.last_arrival.take() {
+            if let Some(&redundant_end) = self.rdb_in_flight.get(&range) {
+                if range.0 <= from && from < redundant_end {
+                    if let Some(n) = &mut self.rec.packets.rdb_repaired {
+                        *n += 1;
+                    }
+                }
+            }
+        }
+        while let Some(e) = self.rdb_in_flight.first_entry() {
+            if e.key().1 > to {
+                break;
+            }
+            e.remove();
         }
     }
 
@@ -331,6 +372,12 @@ impl FlowRecorder {
         p.payload_bytes_sent += len;
         p.unique_bytes_sent += unique;
         p.redundant_bytes_sent += len - unique;
+        if kind == SendKind::Rdb {
+            let redundant_end = end.min(self.highest_sent);
+            self.rdb_in_flight.insert((start, end), redundant_end);
+        } else {
+            self.rdb_in_flight.remove(&(start, end));
+        }
         match kind {
             SendKind::Rdb => p.rdb_bundles += 1,
             SendKind::Rto => p.retrans_rto += 1,

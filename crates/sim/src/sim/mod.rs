@@ -63,7 +63,7 @@ pub fn run(s: &Scenario, seed: u64) -> RunResult {
 pub fn run_keeping_writes(s: &Scenario, seed: u64) -> RunResult {
     let mut sim = Sim::new(s, seed);
     for fl in &mut sim.flows {
-        fl.recorder = FlowRecorder::new();
+        fl.recorder = FlowRecorder::new().counting_rdb_repairs();
     }
     sim.run(&mut |_| {})
 }
@@ -160,7 +160,7 @@ impl<'a> Sim<'a> {
                         stream(seed, Component::App(i as u32)),
                         stop,
                     ),
-                    recorder: FlowRecorder::compacting(),
+                    recorder: FlowRecorder::compacting().counting_rdb_repairs(),
                     sender: if f.direction == Direction::Forward {
                         0
                     } else {

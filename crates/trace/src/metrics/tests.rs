@@ -230,6 +230,7 @@ fn json_has_every_interface_name() {
         "redundant_bytes_sent",
         "avg_payload_bytes",
         "rdb_bundles",
+        "rdb_repaired_losses",
         "retransmissions",
         "retransmissions_by_cause",
         "tlp_probes",
