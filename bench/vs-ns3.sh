@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# thinlab vs ns-3 wall-time benchmark (see bench/README.md).
+# thinlab vs ns-3 (and optionally htsim) benchmark (see bench/README.md).
 #
 #   bench/vs-ns3.sh [OUT_DIR]          (default OUT_DIR: target/bench-vs-ns3)
 #
 # Builds thinlab in release, installs ns-3 from PyPI if `from ns import ns` fails, then runs
-# both workloads in both simulators on this machine, one after the other:
+# both workloads in every simulator on this machine, one after the other, RUNS times each:
 #   (a) thin_stream: 120 B / 140 ms for 30 min, 100 ms RTT, 0.5 % loss
 #   (b) dumbbell:    24 CBR (300 kbit/s) + 24 bulk flows, 25 Mbit/s bottleneck, 100 s
-# and prints wall times and the ratio ns-3 / thinlab (goal: >= 50x on both).
+# and prints best-of-RUNS wall and CPU times, the ratios ns-3 Run() / thinlab's whole process
+# (goal: >= GOAL, default 100, on both), and side by side what each simulator did.
 # Writes OUT_DIR/vs-ns3.json and keeps every run's output under OUT_DIR.
 #
-# Environment: THINLAB_RUNS (default 3), NS3_RUNS_THIN (3), NS3_RUNS_DUMBBELL (1),
-#   WORKLOADS ("thin_stream dumbbell"), PYTHON (python3), SKIP_BUILD=1 to reuse the binary,
-#   THINLAB_BIN (target/release/thinlab).
+# Environment: RUNS (default 3, the same N for every simulator and workload),
+#   WORKLOADS ("thin_stream dumbbell"), PYTHON (python3; resolved to the real interpreter so
+#   that a pyenv shim's start-up is not timed), SKIP_BUILD=1 to reuse the binary,
+#   THINLAB_BIN (target/release/thinlab), DUMBBELL_DURATION (seconds, default 100: both
+#   simulators), GOAL (100), HTSIM_DUMBBELL / HTSIM_THIN_STREAM (optional: locally built htsim
+#   drivers of the workloads, run RUNS times; see docs/performance.md, "Against htsim").
 set -euo pipefail
 
 # Everything runs inside main(), which bash parses completely before running it, so editing
@@ -25,15 +29,27 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 OUT="${1:-target/bench-vs-ns3}"
 PYTHON="${PYTHON:-python3}"
-THINLAB_RUNS="${THINLAB_RUNS:-3}"
-NS3_RUNS_THIN="${NS3_RUNS_THIN:-3}"
-NS3_RUNS_DUMBBELL="${NS3_RUNS_DUMBBELL:-1}"
+RUNS="${RUNS:-3}"
+GOAL="${GOAL:-100}"
 WORKLOADS="${WORKLOADS:-thin_stream dumbbell}"
+DUMBBELL_DURATION="${DUMBBELL_DURATION:-100}"
 BIN="${THINLAB_BIN:-$ROOT/target/release/thinlab}"
+for v in THINLAB_RUNS NS3_RUNS_THIN NS3_RUNS_DUMBBELL; do
+    [[ -z "${!v:-}" ]] || die "$v is gone: RUNS sets the number of runs of every simulator"
+done
+[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, got '$RUNS'"
+[[ "$DUMBBELL_DURATION" =~ ^[1-9][0-9]*$ ]] || die "DUMBBELL_DURATION must be whole seconds, got '$DUMBBELL_DURATION'"
 
 command -v "$PYTHON" >/dev/null 2>&1 || die "'$PYTHON' not found: Python 3 (>= 3.8) is needed for ns-3 and for timing/JSON"
 "$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 8) else 1)' \
     || die "'$PYTHON' is older than Python 3.8"
+# A pyenv shim is a shell script that starts pyenv before the interpreter: time the
+# interpreter itself.
+PYTHON="$("$PYTHON" -c 'import sys; print(sys.executable)')"
+[[ -x "$PYTHON" ]] || die "cannot resolve the Python interpreter ($PYTHON)"
+for v in HTSIM_DUMBBELL HTSIM_THIN_STREAM; do
+    [[ -z "${!v:-}" || -x "${!v}" ]] || die "$v=${!v} is not an executable"
+done
 
 # --- thinlab -----------------------------------------------------------------------------
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
@@ -54,9 +70,11 @@ fi
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 : > "$OUT/runs.jsonl"
+UPTIME_START="$(uptime)"
+RECORD="$ROOT/bench/vs_ns3_record.py"
 
-# Time a command with a monotonic clock; prints the seconds on stdout. The command's own
-# stdout goes to $2, stderr to $3.
+# Time a command with a monotonic clock; prints "WALL CPU" seconds on stdout (CPU: user +
+# system of the command and its children). The command's own stdout goes to $1, stderr to $2.
 timed() {
     local so="$1" se="$2"; shift 2
     "$PYTHON" - "$so" "$se" "$@" <<'PY'
@@ -75,147 +93,42 @@ print(f"{dt:.6f} {ru.ru_utime + ru.ru_stime:.6f}")
 PY
 }
 
+# run SIM WORKLOAD I DIR CMD...: time CMD in DIR and append its record to runs.jsonl.
+run() {
+    local sim="$1" w="$2" i="$3" d="$4" t; shift 4
+    rm -rf "$d"; mkdir -p "$d"
+    log "$w: $sim run $i/$RUNS"
+    t=$(timed "$d/stdout.txt" "$d/stderr.txt" "$@") || die "$sim failed on $w (see $d/stderr.txt)"
+    "$PYTHON" "$RECORD" "$sim" "$w" "$i" "$t" "$d" >>"$OUT/runs.jsonl" \
+        || die "could not read the results of $sim in $d"
+}
+
 for w in $WORKLOADS; do
     scen="bench/thinlab/$w.toml"; nsscript="bench/ns3/$w.py"
     [[ -f "$scen" ]] || die "missing $scen"
     [[ -f "$nsscript" ]] || die "missing $nsscript"
-    case "$w" in thin_stream) nsruns=$NS3_RUNS_THIN ;; *) nsruns=$NS3_RUNS_DUMBBELL ;; esac
-
-    for ((i = 1; i <= THINLAB_RUNS; i++)); do
-        d="$OUT/thinlab-$w-$i"; rm -rf "$d"; mkdir -p "$d"
-        log "$w: thinlab run $i/$THINLAB_RUNS"
-        t=$(timed "$d/stdout.txt" "$d/stderr.txt" "$BIN" run "$scen" --quiet --out "$d") \
-            || die "thinlab failed on $scen (see $d/stderr.txt)"
-        "$PYTHON" - "$w" "$i" "$t" "$d" >>"$OUT/runs.jsonl" <<'PY'
-import json, sys
-w, i, d = sys.argv[1], int(sys.argv[2]), sys.argv[4]
-t, cpu = (float(x) for x in sys.argv[3].split())
-rec = {"sim": "thinlab", "workload": w, "run": i, "process_wall_s": t, "process_cpu_s": cpu,
-       "sim_wall_s": None}
-try:
-    s = json.load(open(f"{d}/summary.json"))
-except Exception as e:  # noqa: BLE001
-    s = None
-    rec["summary_error"] = str(e)
-# thinlab's own simulate-only time: timing.json (`sim_wall_s`, summed over runs), written
-# next to summary.json, which stays deterministic and carries no wall times.
-try:
-    t = json.load(open(f"{d}/timing.json"))
-    if isinstance(t.get("sim_wall_s"), (int, float)):
-        rec["sim_wall_s"] = float(t["sim_wall_s"])
-except Exception as e:  # noqa: BLE001
-    rec["timing_error"] = str(e)
-if isinstance(s, dict):
-    flows = [f for r in (s.get("runs") or []) for f in r.get("flows", [])]
-    for k in ("events_processed", "dropped_queue", "dropped_loss"):
-        v = [r.get(k) for r in (s.get("runs") or []) if isinstance(r.get(k), (int, float))]
-        rec[k] = sum(v) if v else None
-    def tot(key):
-        v = [f.get("metrics", {}).get(key) for f in flows]
-        v = [x for x in v if isinstance(x, (int, float))]
-        return sum(v) if v else None
-    rec["bytes_delivered"] = tot("bytes_delivered")
-    rec["retransmissions"] = tot("retransmissions")
-    g = tot("goodput_bps")
-    rec["goodput_mbps_total"] = round(g / 1e6, 4) if g is not None else None
-    lat = [f.get("metrics", {}).get("app_latency_ms") for f in flows]
-    if w == "thin_stream" and lat and isinstance(lat[0], dict):
-        rec["app_latency_ms"] = {k: lat[0].get(k) for k in ("mean", "p50", "p99", "p999", "max")}
-print(json.dumps(rec))
-PY
+    tl_args=(); ns_args=(); ht_args=(); htsim="${HTSIM_THIN_STREAM:-}"
+    if [[ "$w" == dumbbell ]]; then
+        tl_args=(--set "duration=${DUMBBELL_DURATION}s"); ns_args=(--duration "$DUMBBELL_DURATION")
+        ht_args=(-dur "$DUMBBELL_DURATION"); htsim="${HTSIM_DUMBBELL:-}"
+    fi
+    for ((i = 1; i <= RUNS; i++)); do
+        d="$OUT/thinlab-$w-$i"
+        run thinlab "$w" "$i" "$d" "$BIN" run "$scen" --quiet --out "$d/out" "${tl_args[@]}"
     done
-
-    for ((i = 1; i <= nsruns; i++)); do
-        d="$OUT/ns3-$w-$i"; rm -rf "$d"; mkdir -p "$d"
-        log "$w: ns-3 run $i/$nsruns (about 15 s of import/JIT before the simulation)"
-        t=$(cd bench/ns3 && timed "$d/stdout.txt" "$d/stderr.txt" "$PYTHON" "$w.py") \
-            || die "ns-3 failed on $nsscript (see $d/stderr.txt)"
-        "$PYTHON" - "$w" "$i" "$t" "$d" >>"$OUT/runs.jsonl" <<'PY'
-import json, sys
-w, i, d = sys.argv[1], int(sys.argv[2]), sys.argv[4]
-t, cpu = (float(x) for x in sys.argv[3].split())
-lines = [l for l in open(f"{d}/stdout.txt") if l.startswith("{")]
-r = json.loads(lines[-1])
-rec = {"sim": "ns-3", "workload": w, "run": i, "process_wall_s": t, "process_cpu_s": cpu,
-       "sim_wall_s": r["wall_s"], "sim_cpu_s": r.get("cpu_s"), "ns3": r}
-print(json.dumps(rec))
-PY
+    for ((i = 1; i <= RUNS; i++)); do
+        # about 15 s of Python import and cling JIT before each simulation
+        run ns-3 "$w" "$i" "$OUT/ns3-$w-$i" "$PYTHON" "$ROOT/$nsscript" "${ns_args[@]}"
     done
+    if [[ -n "$htsim" ]]; then
+        for ((i = 1; i <= RUNS; i++)); do
+            run htsim "$w" "$i" "$OUT/htsim-$w-$i" "$htsim" "${ht_args[@]}"
+        done
+    fi
 done
 
 # --- report ------------------------------------------------------------------------------
-"$PYTHON" - "$OUT" <<'PY'
-import datetime, json, os, platform, sys
-out = sys.argv[1]
-recs = [json.loads(l) for l in open(f"{out}/runs.jsonl")]
-cpu = "?"
-try:
-    for l in open("/proc/cpuinfo"):
-        if l.startswith("model name"):
-            cpu = l.split(":", 1)[1].strip(); break
-except OSError:
-    pass
-result = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-          "host": {"cpus": os.cpu_count(), "cpu": cpu, "platform": platform.platform(),
-                   "loadavg_at_end": os.getloadavg()},
-          "goal_ratio": 50, "workloads": {}}
-def best(vals):
-    vals = [v for v in vals if isinstance(v, (int, float))]
-    return min(vals) if vals else None
-print()
-hdr = f"{'workload':<12} {'thinlab s':>10} {'(sim-only)':>10} {'ns-3 s':>9} {'ratio':>8} {'(sim-only)':>10}  goal >= 50x"
-print(hdr); print("-" * len(hdr))
-all_ok = True
-for w in dict.fromkeys(r["workload"] for r in recs):
-    tl = [r for r in recs if r["workload"] == w and r["sim"] == "thinlab"]
-    n3 = [r for r in recs if r["workload"] == w and r["sim"] == "ns-3"]
-    tl_proc = best(r["process_wall_s"] for r in tl)
-    tl_sim = best(r["sim_wall_s"] for r in tl)
-    ns_run = best(r["sim_wall_s"] for r in n3)  # Simulator::Run() only
-    tl_cpu = best(r.get("process_cpu_s") for r in tl)
-    ns_cpu = best(r.get("sim_cpu_s") for r in n3)
-    ratio_cpu = ns_cpu / tl_cpu if tl_cpu and ns_cpu else None
-    ratio = ns_run / tl_proc if tl_proc and ns_run else None
-    ratio_sim = ns_run / tl_sim if tl_sim and ns_run else None
-    ok = ratio is not None and ratio >= 50
-    ok_sim = ratio_sim is not None and ratio_sim >= 50
-    all_ok &= ok
-    verdict = "MET" if ok else ("MET on sim-only" if ok_sim else "NOT MET")
-    f = lambda v, p=3: "n/a" if v is None else f"{v:.{p}f}"
-    fx = lambda v: "n/a" if v is None else f"{v:.1f}x"
-    print(f"{w:<12} {f(tl_proc):>10} {f(tl_sim):>10} {f(ns_run):>9} {fx(ratio):>8} "
-          f"{fx(ratio_sim):>10}  {verdict}")
-    result["workloads"][w] = {
-        "thinlab_process_wall_s_best": tl_proc, "thinlab_sim_wall_s_best": tl_sim,
-        "ns3_run_wall_s_best": ns_run,
-        "ratio_ns3_over_thinlab_process": ratio, "ratio_ns3_over_thinlab_sim": ratio_sim,
-        "thinlab_process_cpu_s_best": tl_cpu, "ns3_run_cpu_s_best": ns_cpu,
-        "ratio_cpu": ratio_cpu,
-        "goal_met": ok, "goal_met_sim_only": ok_sim, "runs": tl + n3}
-print()
-print("thinlab s: best wall time of the whole `thinlab run` process (parse, simulate, metrics,")
-print("  files); sim-only: thinlab's own simulate time (sim_wall_s of OUT/thinlab-<w>-<i>/timing.json).")
-print("ns-3 s: best wall time of Simulator::Run() only (no Python import/JIT, no setup).")
-print("ratio: ns-3 / thinlab process (conservative); second column: ns-3 / thinlab sim-only.")
-print("CPU times are in the JSON only: thinlab's include its idle rayon workers spinning.")
-for w, v in result["workloads"].items():
-    for r in v["runs"]:
-        if r["sim"] == "ns-3":
-            n = r["ns3"]
-            keys = [k for k in ("events", "packets", "bytes_delivered", "retransmissions",
-                                "total_goodput_mbps", "bulk_goodput_mbps_total",
-                                "cbr_goodput_mbps_total", "bottleneck_queue_drops") if k in n]
-            print(f"  sanity {w} ns-3 run {r['run']}: " + ", ".join(f"{k}={n[k]}" for k in keys))
-        else:
-            keys = [k for k in ("events_processed", "bytes_delivered", "retransmissions",
-                                "goodput_mbps_total", "dropped_queue", "dropped_loss")
-                    if r.get(k) is not None]
-            print(f"  sanity {w} thinlab run {r['run']}: " + ", ".join(f"{k}={r[k]}" for k in keys))
-result["all_goals_met"] = all_ok
-json.dump(result, open(f"{out}/vs-ns3.json", "w"), indent=2)
-print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (other work skews timings)")
-print(f"\nwrote {out}/vs-ns3.json")
-PY
+"$PYTHON" "$ROOT/bench/vs_ns3_report.py" "$OUT" "$GOAL" "$UPTIME_START"
 }
 
 main "$@"

@@ -129,6 +129,21 @@ struct TxCounter
     }
 };
 
+// Per-flow sender counters of a TCP socket: data segments sent, retransmissions (TxCounter)
+// and retransmission timeouts. ns-3 has no trace of a timeout firing; every timeout doubles
+// the socket's RTO (TcpSocketBase::ReTxTimeout, capped at 60 s), while an RTT sample sets it
+// from SRTT and RTTVAR, so a change of the "RTO" value to exactly twice the old one counts
+// as one timeout.
+struct FlowCounters
+{
+    TxCounter tx;
+    uint64_t rtos = 0;
+    void OnRto(Time from, Time to)
+    {
+        int64_t a = from.GetTimeStep(), b = to.GetTimeStep();
+        if (a > 0 && (b == 2 * a || (b > a && to == Seconds(60)))) ++rtos;
+    }
+};
 struct ThinWriter
 {
     Ptr<Socket> sock;
@@ -137,7 +152,7 @@ struct ThinWriter
     Time stop;
     std::vector<double> writeTimes;
     uint64_t failed = 0;
-    TxCounter tx;
+    FlowCounters counters;
 
     Ptr<Node> node;
     Address remote;
@@ -152,7 +167,8 @@ struct ThinWriter
     {
         sock = Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
         sock->Bind();
-        sock->TraceConnectWithoutContext("Tx", MakeCallback(&TxCounter::OnTx, &tx));
+        sock->TraceConnectWithoutContext("Tx", MakeCallback(&TxCounter::OnTx, &counters.tx));
+        sock->TraceConnectWithoutContext("RTO", MakeCallback(&FlowCounters::OnRto, &counters));
         sock->Connect(remote);
         Write();
     }
@@ -204,6 +220,27 @@ inline std::vector<double> Latencies(const ThinWriter& w, const ThinReader& r)
     std::sort(v.begin(), v.end());
     return v;
 }
+
+static std::vector<FlowCounters*> g_flowCounters;
+inline void HookAppSocket(Ptr<Application> app, FlowCounters* c)
+{
+    Ptr<Socket> s;
+    if (Ptr<BulkSendApplication> b = DynamicCast<BulkSendApplication>(app)) s = b->GetSocket();
+    else if (Ptr<OnOffApplication> o = DynamicCast<OnOffApplication>(app)) s = o->GetSocket();
+    NS_ABORT_MSG_IF(!s, "application has no socket yet");
+    s->TraceConnectWithoutContext("Tx", MakeCallback(&TxCounter::OnTx, &c->tx));
+    s->TraceConnectWithoutContext("RTO", MakeCallback(&FlowCounters::OnRto, c));
+}
+// Attach counters to `app`'s socket just after the application has started at `start`.
+inline void CountFlowAt(Ptr<Application> app, Time start)
+{
+    FlowCounters* c = new FlowCounters;
+    g_flowCounters.push_back(c);
+    Simulator::Schedule(start + MicroSeconds(1), &HookAppSocket, app, c);
+}
+inline uint64_t FlowSegments(size_t i) { return g_flowCounters.at(i)->tx.segments; }
+inline uint64_t FlowRetrans(size_t i) { return g_flowCounters.at(i)->tx.retrans; }
+inline uint64_t FlowRtos(size_t i) { return g_flowCounters.at(i)->rtos; }
 
 inline void AttachTxCounter(Ptr<Socket> s, TxCounter* c)
 {

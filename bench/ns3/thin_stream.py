@@ -99,8 +99,9 @@ def main():
         "failed_writes": int(writer.failed),
         "bytes_written": writes * 120,
         "bytes_delivered": int(reader.bytes),
-        "data_segments_sent": int(writer.tx.segments),
-        "retransmissions": int(writer.tx.retrans),
+        "data_segments_sent": int(writer.counters.tx.segments),
+        "retransmissions": int(writer.counters.tx.retrans),
+        "rto_events": int(writer.counters.rtos),
         "app_latency_ms": {
             "count": len(lat),
             "mean": round(sum(lat) / len(lat), 3) if lat else None,

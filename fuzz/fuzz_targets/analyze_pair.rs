@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use thinlab_trace::flows::Analyzer;
+use thinlab_trace::flows::{Analyzer, Select};
 use thinlab_trace::pcap::CaptureReader;
 
 fuzz_target!(|data: &[u8]| {
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(st.tcp_packets, n);
     assert!(st.stopped_at.is_none_or(|at| at <= snd.len() as u64));
     let conns = a.connections();
-    let mut rx = a.finish_sender();
+    let mut rx = a.finish_sender(Select::Primary);
     let mut r = CaptureReader::with_chunk(rcv, chunk);
     for p in &mut r {
         rx.receiver_packet(&p);

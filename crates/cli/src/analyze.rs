@@ -11,16 +11,19 @@
 //! A missing or unreadable file is bad input (exit 2); a truncated capture is not an error.
 
 use crate::args::AnalyzeArgs;
+use crate::capture_flows::{self, check_selector};
 use crate::error::BadInput;
 use crate::run::clean_name;
 use anyhow::{Context, Result};
 use serde::Serialize;
-use std::fs::{self, File};
+use std::fs;
 use std::path::{Path, PathBuf};
-use thinlab_trace::flows::{Analyzer, ConnectionAnalysis, Extras, ACK_CLOCKED_WINDOW_NS};
+use thinlab_trace::clock::{ClockCorrection, ClockEstimate};
+use thinlab_trace::flows::{ConnectionAnalysis, Extras, ACK_CLOCKED_WINDOW_NS};
 use thinlab_trace::metrics::{latency_samples_ms, Milestone, Origin};
-use thinlab_trace::pcap::{CaptureReader, CaptureStats};
+use thinlab_trace::pcap::{CaptureStats, ChecksumOffload};
 use thinlab_trace::plot::{cdf_svg, suggest_log_x, PlotSpec, Series, View};
+use thinlab_trace::write_pattern::{self, WritePattern};
 use thinlab_trace::{latency_cdf, FlowMetrics};
 
 const CDF_POINTS: usize = 400;
@@ -30,6 +33,18 @@ struct CaptureJson<'a> {
     path: String,
     #[serde(flatten)]
     stats: &'a CaptureStats,
+    /// Set when checksum offload explains every checksum error.
+    checksum_offload: Option<ChecksumOffload>,
+}
+
+/// The receiver capture's clock against the sender capture's, for one flow.
+#[derive(Serialize)]
+struct ClockJson {
+    #[serde(flatten)]
+    applied: ClockCorrection,
+    /// What the captures say (also when `--clock-offset` was given).
+    estimate: Option<ClockEstimate>,
+    estimated_offset_ms: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -40,10 +55,16 @@ struct ConnJson<'a> {
     client: String,
     server: String,
     receiver_matched: bool,
+    /// False for a direction seen only at its receiver (sender capture only): its latencies
+    /// and retransmission causes are unknown (null / 0).
+    at_sender: bool,
     first_time_s: f64,
     last_time_s: f64,
-    metrics: &'a FlowMetrics,
+    clock: Option<ClockJson>,
+    metrics: serde_json::Value,
     extras: &'a Extras,
+    /// Writes recovered for a fixed-size, fixed-interval source (docs/analyze.md).
+    write_pattern: Option<WritePattern>,
 }
 
 /// How `retransmissions_by_cause` was estimated (a capture cannot see why a segment was
@@ -52,13 +73,22 @@ struct ConnJson<'a> {
 struct CauseHeuristic {
     rule: &'static str,
     ack_clocked_window_ms: f64,
+    timer_slack_ms: f64,
 }
+
+/// What every latency of a capture misses (docs/analyze.md).
+pub const LATENCY_CAVEAT: &str = "latencies are measured from each byte's first transmission \
+     (send-based): a capture cannot see the application's writes, so time a write spent in the \
+     send buffer (held by the congestion window or behind a retransmission) and writes merged \
+     into one segment are invisible, and latency from the write is higher; `write_pattern` \
+     estimates the difference for fixed-size, fixed-interval sources";
 
 #[derive(Serialize)]
 struct Summary<'a> {
     tool: &'a str,
     version: &'a str,
     latency_origin: &'a str,
+    latency_caveat: &'a str,
     retransmission_cause_heuristic: CauseHeuristic,
     sender_capture: CaptureJson<'a>,
     receiver_capture: Option<CaptureJson<'a>>,
@@ -66,23 +96,6 @@ struct Summary<'a> {
     /// Connections beyond the [`MAX_LISTED_CONNECTIONS`] busiest, summarised.
     #[serde(skip_serializing_if = "Option::is_none")]
     not_listed: Option<&'a NotListed>,
-}
-
-fn open(path: &Path, what: &str) -> Result<CaptureReader<File>> {
-    let f = File::open(path).map_err(|e| {
-        BadInput::new(format!(
-            "cannot read {what} capture {}: {e}",
-            path.display()
-        ))
-    })?;
-    if f.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(BadInput::new(format!(
-            "cannot read {what} capture {}: it is a directory",
-            path.display()
-        ))
-        .into());
-    }
-    Ok(CaptureReader::from_file(f))
 }
 
 fn default_out(sender: &Path) -> PathBuf {
@@ -93,6 +106,20 @@ fn default_out(sender: &Path) -> PathBuf {
 }
 
 fn warn_stats(path: &Path, s: &CaptureStats) {
+    if let Some(o) = s.checksum_offload() {
+        eprintln!(
+            "note: {}: all {} TCP packets from {} have a wrong checksum and no other host's do: the capture was taken on that host with checksum offload (its NIC fills the checksum in after the capture point); not corruption",
+            path.display(),
+            o.packets,
+            o.source
+        );
+    } else if s.checksum_errors > 0 {
+        eprintln!(
+            "warning: {}: {} TCP packets with a wrong checksum (kept)",
+            path.display(),
+            s.checksum_errors
+        );
+    }
     if let (Some(off), Some(why)) = (s.stopped_at, &s.stop_reason) {
         eprintln!(
             "warning: {}: stopped reading at byte offset {off} of {}: {why}; analysing the {} records before it",
@@ -112,20 +139,16 @@ fn warn_stats(path: &Path, s: &CaptureStats) {
 }
 
 pub fn analyze(args: AnalyzeArgs) -> Result<()> {
-    // Both files are opened before reading either, so a bad path fails at once; each is then
-    // streamed (memory: per-connection state and per-write records, not the packets).
-    let mut snd_reader = open(&args.sender, "sender")?;
-    let rcv_reader = args
-        .receiver
-        .as_deref()
-        .map(|p| open(p, "receiver"))
-        .transpose()?;
-    let mut flows = Analyzer::new();
-    for p in &mut snd_reader {
-        flows.sender_packet(&p);
+    if let Some(sel) = &args.connection {
+        check_selector(sel)?;
     }
-    let snd = snd_reader.finish();
-    let ts = flows.timestamps;
+    let capture_flows::Flows {
+        snd,
+        rcv,
+        mut conns,
+        timestamps: ts,
+        skipped_packets,
+    } = capture_flows::read(&args.sender, args.receiver.as_deref(), args.clock_offset)?;
     if ts.any() {
         eprintln!(
             "warning: {}: implausible capture timestamps: {} packets stamped before the previous one, {} gaps over a day, {} stamped at 0 or after 2100; latencies across them are meaningless",
@@ -135,26 +158,18 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
             ts.absurd
         );
     }
-    if flows.skipped_packets() > 0 {
+    if skipped_packets > 0 {
         eprintln!(
             "warning: {}: only the first {} connections are analysed; {} packets of later connections were skipped",
             args.sender.display(),
             thinlab_trace::flows::MAX_CONNECTIONS,
-            flows.skipped_packets()
+            skipped_packets
         );
     }
-    let mut flows = flows.finish_sender();
-    let rcv = rcv_reader.map(|mut r| {
-        for p in &mut r {
-            flows.receiver_packet(&p);
-        }
-        r.finish()
-    });
     warn_stats(&args.sender, &snd);
     if let (Some(p), Some(r)) = (&args.receiver, &rcv) {
         warn_stats(p, r);
     }
-    let mut conns = flows.finish();
     let dups: u64 = conns.iter().map(|c| c.extras.duplicates).sum();
     let gaps: u64 = conns.iter().map(|c| c.extras.sequence_gaps).sum();
     if dups > 0 {
@@ -171,7 +186,13 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
     }
     if let Some(sel) = &args.connection {
         let all: Vec<String> = conns.iter().map(ConnectionAnalysis::id).collect();
-        conns.retain(|c| c.matches(sel));
+        // `A-B` is the flow from A to B; when no flow has that id, both directions of the
+        // connection.
+        if conns.iter().any(|c| c.matches_exact(sel)) {
+            conns.retain(|c| c.matches_exact(sel));
+        } else {
+            conns.retain(|c| c.matches(sel));
+        }
         if conns.is_empty() {
             return Err(BadInput::new(format!(
                 "--connection {sel}: no such connection in {}; expected one of: {}",
@@ -232,11 +253,14 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
             };
             let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
             println!(
-                "{}: {} data packets, {} retransmissions (est. {} fast, {} timeout), {} bundles, {} latency p50 {} p99 {} max {} ms",
+                "{}: {} data packets, {} retransmissions (est. {} fast, {} early, {} rack, {} tlp, {} timeout), {} bundles, {} latency p50 {} p99 {} max {} ms",
                 c.id(),
                 m.data_packets_sent,
                 m.retransmissions,
                 m.retransmissions_by_cause.fast,
+                m.retransmissions_by_cause.early,
+                m.retransmissions_by_cause.rack,
+                m.retransmissions_by_cause.tlp,
                 m.retransmissions_by_cause.rto,
                 m.rdb_bundles,
                 if has_rx { "app" } else { "ack" },
@@ -245,12 +269,25 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
                 f(lat.max)
             );
         }
-        let plural = if conns.len() == 1 { "" } else { "s" };
         println!(
-            "{} connection{plural}; results in {}",
-            conns.len(),
-            out.display()
+            "note: latencies are from the first send; a capture cannot see the application's writes (held or merged writes are invisible: summary.json latency_caveat)"
         );
+        for c in conns.iter().filter(|c| c.at_sender) {
+            if let Some(p) = write_pattern::estimate(&c.records.writes) {
+                println!(
+                    "{}: {} B every {:.1} ms: {} of {} writes held, {} merged; from the write, latency is {:.1} ms higher on the mean",
+                    c.id(),
+                    p.write_bytes,
+                    p.interval_ms,
+                    p.held_writes,
+                    p.writes,
+                    p.merged_writes,
+                    p.mean_hold_ms
+                );
+            }
+        }
+        let plural = if conns.len() == 1 { "" } else { "s" };
+        println!("{} flow{plural}; results in {}", conns.len(), out.display());
     }
     Ok(())
 }
@@ -313,21 +350,29 @@ fn write_summary(
         tool: "thinlab analyze",
         version: env!("CARGO_PKG_VERSION"),
         latency_origin: "first-send",
+        latency_caveat: LATENCY_CAVEAT,
         retransmission_cause_heuristic: CauseHeuristic {
-            rule: "a segment carrying no new byte is a retransmission; it counts as 'fast' when \
-                   it leaves at most ack_clocked_window_ms after the last ACK the sender \
-                   received (or is stamped before it), else as 'rto'; an 'rto' one of the first \
-                   unacknowledged byte is an RTO expiry (rto_events); 'early' and 'tlp' stay 0",
+            rule: "a segment carrying no new byte is a retransmission. ACK-clocked (at most \
+                   ack_clocked_window_ms after the last ACK): 'fast' after an advancing ACK or \
+                   3+ dupACKs, 'early' after 1-2 dupACKs. Timer-driven: 'rack' within \
+                   min_rtt/4 + timer_slack_ms of a dupACK/SACK, 'tlp' for the first timeout of \
+                   an episode that fires under 3/4 of SRTT + 200 ms after the last send or probes \
+                   the highest segment, else 'rto' (an 'rto' of the first unacknowledged byte \
+                   is an RTO expiry, rto_events). extras.retransmission_confidence counts how \
+                   sure each was (docs/analyze.md)",
             ack_clocked_window_ms: ACK_CLOCKED_WINDOW_NS as f64 / 1e6,
+            timer_slack_ms: thinlab_trace::attribution::TIMER_SLACK_NS as f64 / 1e6,
         },
         sender_capture: CaptureJson {
             path: args.sender.display().to_string(),
             stats: snd,
+            checksum_offload: snd.checksum_offload(),
         },
         receiver_capture: match (&args.receiver, rcv) {
             (Some(p), Some(r)) => Some(CaptureJson {
                 path: p.display().to_string(),
                 stats: r,
+                checksum_offload: r.checksum_offload(),
             }),
             _ => None,
         },
@@ -340,10 +385,20 @@ fn write_summary(
                 client: fmt(&c.client),
                 server: fmt(&c.server),
                 receiver_matched: c.receiver_matched,
+                at_sender: c.at_sender,
                 first_time_s: c.first_ns as f64 / 1e9,
                 last_time_s: c.last_ns as f64 / 1e9,
-                metrics: &c.metrics,
+                clock: c.clock.map(|applied| ClockJson {
+                    applied,
+                    estimate: c.clock_estimate,
+                    estimated_offset_ms: c.clock_estimate.map(|e| e.offset_ns / 1e6),
+                }),
+                metrics: metrics_json(c),
                 extras: &c.extras,
+                write_pattern: c
+                    .at_sender
+                    .then(|| write_pattern::estimate(&c.records.writes))
+                    .flatten(),
             })
             .collect(),
         not_listed: (rest.connections > 0).then_some(rest),
@@ -352,6 +407,18 @@ fn write_summary(
     let mut text = serde_json::to_string_pretty(&summary).context("serializing summary.json")?;
     text.push('\n');
     fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// The metrics, with `bytes_delivered` and `goodput_bps` null when the receiver was not seen
+/// (unknown, not 0).
+fn metrics_json(c: &ConnectionAnalysis) -> serde_json::Value {
+    let mut v = serde_json::to_value(&c.metrics).unwrap_or_default();
+    if !c.receiver_matched {
+        for k in ["bytes_delivered", "goodput_bps"] {
+            v[k] = serde_json::Value::Null;
+        }
+    }
+    v
 }
 
 fn extras_scalars(e: &Extras) -> Vec<(String, Option<f64>)> {
@@ -376,7 +443,21 @@ fn extras_scalars(e: &Extras) -> Vec<(String, Option<f64>)> {
             e.lost_packets.map(|x| x as f64),
         ),
         ("extras.loss_rate".to_string(), e.loss_rate),
+        (
+            "extras.reverse_lost_packets".to_string(),
+            e.reverse_lost_packets.map(|x| x as f64),
+        ),
+        ("extras.reverse_loss_rate".to_string(), e.reverse_loss_rate),
+        ("extras.loss_after_loss".to_string(), e.loss_after_loss),
+        ("extras.mean_loss_burst".to_string(), e.mean_loss_burst),
     ];
+    let c = &e.retransmission_confidence;
+    for (k, x) in [("high", c.high), ("medium", c.medium), ("low", c.low)] {
+        v.push((
+            format!("extras.retransmission_confidence.{k}"),
+            Some(x as f64),
+        ));
+    }
     for (name, s) in [
         ("inter_transmission_ms", &e.inter_transmission_ms),
         ("packets_in_flight", &e.packets_in_flight),
@@ -396,7 +477,11 @@ fn extras_scalars(e: &Extras) -> Vec<(String, Option<f64>)> {
 fn write_csv(path: &Path, conns: &[ConnectionAnalysis]) -> Result<()> {
     let mut w =
         csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut header = vec!["connection".to_string()];
+    let mut header = vec![
+        "connection".to_string(),
+        "at_sender".to_string(),
+        "clock_offset_ms".to_string(),
+    ];
     header.extend(FlowMetrics::default().scalars().into_iter().map(|(k, _)| k));
     header.extend(
         extras_scalars(&Extras::default())
@@ -405,11 +490,18 @@ fn write_csv(path: &Path, conns: &[ConnectionAnalysis]) -> Result<()> {
     );
     w.write_record(&header)?;
     for c in conns {
-        let mut row = vec![c.id()];
+        let mut row = vec![
+            c.id(),
+            c.at_sender.to_string(),
+            c.clock.map_or(String::new(), |k| k.offset_ms.to_string()),
+        ];
+        let unknown =
+            |k: &str| !c.receiver_matched && (k == "bytes_delivered" || k == "goodput_bps");
         let vals = c
             .metrics
             .scalars()
             .into_iter()
+            .map(|(k, v)| if unknown(&k) { (k, None) } else { (k, v) })
             .chain(extras_scalars(&c.extras));
         row.extend(vals.map(|(_, v)| v.map_or(String::new(), |v| v.to_string())));
         w.write_record(&row)?;

@@ -21,6 +21,10 @@ pub enum Command {
     Run(RunArgs),
     /// Analyse real captures: a sender-side pcap/pcapng and optionally a receiver-side one.
     Analyze(AnalyzeArgs),
+    /// What would a captured stream's latency have been with each mechanism? Replays its
+    /// writes over the path estimated from the capture with plain TCP, LT, mFR, ER, RDB,
+    /// RDB+LT+mFR, TLP+RACK and the `linux` profile (docs/whatif.md).
+    Whatif(WhatifArgs),
     /// Reproduce a published study (docs/references.md) and write a report beside the papers'
     /// numbers: evensen-lab, evensen-apps, hurtig, yin, fairness, petlund-demo, modern-linux,
     /// or all.
@@ -89,7 +93,45 @@ pub struct AnalyzeArgs {
     /// Analyse only this connection: `ADDR:PORT-ADDR:PORT` (either order; IPv6 in brackets).
     #[arg(long, value_name = "ADDR:PORT-ADDR:PORT")]
     pub connection: Option<String>,
+    /// The receiver capture's clock minus the sender capture's, ms (e.g. -20), instead of the
+    /// offset estimated from the captures (minimum one-way delays each way).
+    #[arg(
+        long,
+        value_name = "MS",
+        allow_hyphen_values = true,
+        requires = "receiver"
+    )]
+    pub clock_offset: Option<f64>,
     /// No summary table on stdout.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WhatifArgs {
+    /// Capture taken at the data sender (pcap or pcapng).
+    pub capture: PathBuf,
+    /// Capture taken at the receiver: application-layer latency and the loss rate.
+    #[arg(long, value_name = "RECEIVER.pcap")]
+    pub receiver: Option<PathBuf>,
+    /// Output directory [default: results/whatif-<capture file name>/].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The flow to replay: `SENDER:PORT-RECEIVER:PORT` [default: the one that sent most].
+    #[arg(long, value_name = "ADDR:PORT-ADDR:PORT")]
+    pub connection: Option<String>,
+    /// Repetitions (seeds) per mechanism set.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repetitions: u32,
+    /// The receiver capture's clock minus the sender capture's, ms (as for `analyze`).
+    #[arg(
+        long,
+        value_name = "MS",
+        allow_hyphen_values = true,
+        requires = "receiver"
+    )]
+    pub clock_offset: Option<f64>,
+    /// No table on stdout.
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }

@@ -8,6 +8,7 @@
 
 mod analyze;
 mod args;
+mod capture_flows;
 mod emu_backend;
 mod error;
 mod estimate;
@@ -25,6 +26,8 @@ mod run;
 mod runner;
 mod sweep;
 mod table;
+mod whatif;
+mod whatif_path;
 
 use thinlab_sim as sim;
 
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         args::Command::Run(a) => run::run(a),
         args::Command::Analyze(a) => analyze::analyze(a),
+        args::Command::Whatif(a) => whatif::whatif(a),
         args::Command::Reproduce(a) => reproduce::reproduce(a),
         args::Command::Fidelity(a) => fidelity::fidelity(a),
     };

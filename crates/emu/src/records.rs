@@ -11,16 +11,16 @@
 //!
 //! The logs are merged in time order (at one instant: write, send, arrival, delivery, ACK).
 //! Sequence numbers are unwrapped from the data sender's SYN. Which mechanism sent a
-//! retransmission is invisible on the wire; like `thinlab analyze` it is classified with
-//! [`thinlab_trace::flows::classify_retransmission`] (within 1 ms of an incoming ACK: fast,
-//! else timer-driven, counted as `rto`, and a timer-driven retransmission of the first
-//! unacknowledged byte counts as one RTO expiry). The total is exact.
+//! retransmission is invisible on the wire; like `thinlab analyze` it is classified by its
+//! timing against the ACK stream with [`thinlab_trace::attribution::Attributor`] (fast, early,
+//! RACK, TLP, RTO; an `rto` retransmission of the first unacknowledged byte counts as one RTO
+//! expiry). The total is exact; the kernel's own counters are in `emu.json`.
 
 use crate::emulator::PktEvent;
 use std::time::Duration;
 use thinlab_tcp::event::{Event, SendKind};
 use thinlab_tcp::{seq, Instant};
-use thinlab_trace::flows::classify_retransmission;
+use thinlab_trace::attribution::Attributor;
 use thinlab_trace::{FlowRecorder, FlowRecords};
 
 /// One application write or read: (run time ns, stream start, stream end).
@@ -91,8 +91,12 @@ struct Wire {
     highest: u64,
     una: u64,
     last_ack_at: Option<u64>,
+    /// (acknowledgment number, window) of the previous ACK: the next identical one is a
+    /// duplicate.
+    last_ack_wire: Option<(u32, u16)>,
     first_at: Option<u64>,
     backoff: u32,
+    attr: Attributor,
 }
 
 impl Wire {
@@ -116,13 +120,14 @@ impl Wire {
                 return;
             }
             let kind = if end > self.highest {
+                self.attr.new_data(p.t, end);
                 if start < self.highest {
                     SendKind::Rdb
                 } else {
                     SendKind::New
                 }
             } else {
-                let k = classify_retransmission(p.t, self.last_ack_at);
+                let (k, _) = self.attr.classify(p.t, start, end, self.una, self.highest);
                 if k == SendKind::Rto && start <= self.una {
                     self.backoff += 1;
                     let since = self.last_ack_at.or(self.first_at).unwrap_or(p.t);
@@ -160,11 +165,19 @@ impl Wire {
         } else if !from_sender && !p.out && h.has_ack() {
             // An ACK delivered into the sender's host.
             let a = seq::from_wire(isn, h.ack, self.highest).clamp(0, self.highest as i64) as u64;
-            if a > self.una {
+            let dup = h.payload_len == 0
+                && !h.syn()
+                && !h.fin()
+                && self.last_ack_wire == Some((h.ack, h.window))
+                && self.highest > self.una;
+            let advanced = a > self.una;
+            if advanced {
                 self.una = a;
                 self.backoff = 0;
                 rec.on_sender_event(&Event::Acked { at, una: a });
             }
+            self.attr.ack(p.t, self.una, advanced, dup, false);
+            self.last_ack_wire = Some((h.ack, h.window));
             self.last_ack_at = Some(p.t);
         }
     }

@@ -11,6 +11,8 @@
 //! and feeds the same [`FlowRecorder`], so `thinlab analyze` computes the metrics with this
 //! crate's code and definitions (latencies from first transmission: "first-send").
 
+pub mod attribution;
+pub mod clock;
 pub mod flows;
 pub mod histogram;
 pub mod metrics;
@@ -18,6 +20,7 @@ pub mod pcap;
 pub mod plot;
 pub mod records;
 pub mod status;
+pub mod write_pattern;
 pub mod xy_plot;
 
 pub use metrics::{flow_metrics, latency_cdf, FlowMetrics, LatencyStats, Milestone, Origin};

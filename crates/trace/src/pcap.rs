@@ -66,6 +66,10 @@ pub struct CaptureStats {
     pub dropped: BTreeMap<String, u64>,
     /// TCP packets kept whose checksum did not verify.
     pub checksum_errors: u64,
+    /// TCP packets and checksum errors per source address (the first
+    /// [`MAX_SOURCES_TRACKED`] sources), to recognise checksum offload.
+    #[serde(skip)]
+    pub by_source: BTreeMap<IpAddr, (u64, u64)>,
     /// TCP packets kept whose frame was cut by the snap length.
     pub snaplen_cut: u64,
     /// Byte offset at which reading stopped before the end of the input, if it did.
@@ -74,7 +78,35 @@ pub struct CaptureStats {
     pub stop_reason: Option<String>,
 }
 
+/// Source addresses whose packet and checksum-error counts are kept.
+pub const MAX_SOURCES_TRACKED: usize = 64;
+
+/// Checksum offload recognised: every TCP packet from one source, and none from any other, has a
+/// wrong checksum (a capture on a host whose NIC fills in the checksum of outgoing packets after
+/// the capture point).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChecksumOffload {
+    pub source: IpAddr,
+    pub packets: u64,
+}
+
 impl CaptureStats {
+    /// Checksum offload at the capturing host, if that explains every checksum error.
+    pub fn checksum_offload(&self) -> Option<ChecksumOffload> {
+        if self.checksum_errors == 0 {
+            return None;
+        }
+        let mut bad = self.by_source.iter().filter(|(_, &(_, e))| e > 0);
+        let (&src, &(n, e)) = bad.next()?;
+        let tracked: u64 = self.by_source.values().map(|&(_, e)| e).sum();
+        (bad.next().is_none() && e == n && tracked == self.checksum_errors).then_some(
+            ChecksumOffload {
+                source: src,
+                packets: n,
+            },
+        )
+    }
+
     fn drop(&mut self, reason: &str) {
         *self.dropped.entry(reason.to_string()).or_insert(0) += 1;
     }
@@ -636,6 +668,15 @@ fn decode_record(
             stats.tcp_packets += 1;
             if !checksum_ok {
                 stats.checksum_errors += 1;
+            }
+            let n = stats.by_source.len();
+            if let Some(c) = match stats.by_source.get_mut(&src) {
+                Some(c) => Some(c),
+                None if n < MAX_SOURCES_TRACKED => Some(stats.by_source.entry(src).or_default()),
+                None => None,
+            } {
+                c.0 += 1;
+                c.1 += u64::from(!checksum_ok);
             }
             if cut || incomplete {
                 stats.snaplen_cut += 1;

@@ -254,8 +254,10 @@ fn check_thin(snd: &Capture, rcv: &Capture) {
     assert_eq!(m.unique_bytes_sent, 1000);
     assert_eq!(m.redundant_bytes_sent, 100);
     assert_eq!(m.retransmissions, 1);
-    assert_eq!(m.retransmissions_by_cause.rto, 1, "timer-driven");
-    assert_eq!(m.rto_events, 1);
+    // Timer-driven, 50 ms after the send with an SRTT of 50 ms: far earlier than any RTO
+    // (SRTT + 200 ms), so a tail loss probe (thinlab_trace::attribution).
+    assert_eq!(m.retransmissions_by_cause.tlp, 1, "timer-driven");
+    assert_eq!(m.rto_events, 0);
     assert_eq!(m.writes, 10);
     assert_eq!(m.bytes_delivered, 1000);
     // Every write but the 4th is ACKed one RTT after it left; the 4th 50 ms + one RTT.

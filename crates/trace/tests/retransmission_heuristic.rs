@@ -1,10 +1,9 @@
-//! The capture analyser's split of retransmissions into `fast` (ACK-clocked) and `rto`
-//! (timer-driven): the heuristic of `flows::classify_retransmission`, at its edges.
+//! The capture analyser's attribution of retransmissions to fast / early / RACK / TLP / RTO
+//! by their timing against the ACK stream (`thinlab_trace::attribution`), at its edges.
 
 use std::net::{IpAddr, Ipv4Addr};
-use thinlab_tcp::event::SendKind;
 use thinlab_tcp::wire::{Flags, Segment};
-use thinlab_trace::flows::{analyze, classify_retransmission, ACK_CLOCKED_WINDOW_NS};
+use thinlab_trace::flows::{analyze, ACK_CLOCKED_WINDOW_NS};
 use thinlab_trace::pcap::TcpPacket;
 
 const MS: u64 = 1_000_000;
@@ -63,99 +62,137 @@ fn rexmit_second(at: u64) -> TcpPacket {
     pkt(true, at, ISN + 101, PEER_ISN + 1, Flags::ACK, 100)
 }
 
-fn causes(pk: &[TcpPacket]) -> (u64, u64, u64, u64) {
-    let c = &analyze(pk, None)[0].metrics;
+/// (retransmissions, fast, early, rack, tlp, rto, rto_events).
+fn causes(pk: &[TcpPacket]) -> (u64, u64, u64, u64, u64, u64, u64) {
+    let m = &analyze(pk, None)[0].metrics;
+    let c = &m.retransmissions_by_cause;
     (
-        c.retransmissions,
-        c.retransmissions_by_cause.fast,
-        c.retransmissions_by_cause.rto,
-        c.rto_events,
+        m.retransmissions,
+        c.fast,
+        c.early,
+        c.rack,
+        c.tlp,
+        c.rto,
+        m.rto_events,
     )
 }
 
+/// A duplicate ACK of the handshake (nothing acknowledged) at `at`, with a SACK block for
+/// the second segment or without.
+fn dupack(at: u64, sack: bool) -> TcpPacket {
+    let mut p = pkt(false, at, PEER_ISN + 1, ISN + 1, Flags::ACK, 0);
+    if sack {
+        p.seg.options.sack_blocks.push((ISN + 101, ISN + 201));
+    }
+    p
+}
+
+fn rexmit_first(at: u64) -> TcpPacket {
+    pkt(true, at, ISN + 1, PEER_ISN + 1, Flags::ACK, 100)
+}
+
 #[test]
-fn the_window_is_inclusive_and_one_nanosecond_later_is_a_timeout() {
+fn the_ack_clocked_window_is_inclusive() {
     assert_eq!(ACK_CLOCKED_WINDOW_NS, MS);
+    // The ACK advances the cumulative point (an RTT sample of 50 ms): a retransmission within
+    // 1 ms of it is recovery (fast); 1 ns later it is timer-driven, and leaving only 50 ms
+    // after the last transmission it can only be a tail loss probe (no RTO is that short).
     let ack_at = T0 + 60 * MS;
-    for (delay, fast) in [
-        (0, true),
-        (ACK_CLOCKED_WINDOW_NS, true),
-        (ACK_CLOCKED_WINDOW_NS + 1, false),
-        (200 * MS, false),
+    for (delay, want) in [
+        (0, (1, 1, 0, 0, 0, 0, 0)),
+        (ACK_CLOCKED_WINDOW_NS, (1, 1, 0, 0, 0, 0, 0)),
+        (ACK_CLOCKED_WINDOW_NS + 1, (1, 0, 0, 0, 1, 0, 0)),
     ] {
-        let want = if fast {
-            SendKind::FastRetransmit
-        } else {
-            SendKind::Rto
-        };
-        assert_eq!(classify_retransmission(ack_at + delay, Some(ack_at)), want);
         let mut pk = start();
         pk.push(ack_first(ack_at));
         pk.push(rexmit_second(ack_at + delay));
-        let (total, f, r, events) = causes(&pk);
-        assert_eq!(total, 1, "delay {delay}");
-        assert_eq!((f, r), if fast { (1, 0) } else { (0, 1) }, "delay {delay}");
-        // The second segment is the first unacknowledged byte: a timer-driven retransmission
-        // of it is one RTO expiry.
-        assert_eq!(events, u64::from(!fast), "delay {delay}");
+        assert_eq!(causes(&pk), want, "delay {delay}");
     }
 }
 
 #[test]
-fn with_no_ack_seen_every_retransmission_is_a_timeout() {
-    // The handshake's SYN-ACK is from the receiver but carries the ACK flag: drop it so the
-    // sender has seen no ACK at all.
-    assert_eq!(classify_retransmission(T0, None), SendKind::Rto);
+fn a_timeout_of_the_only_outstanding_segment_after_srtt_plus_200ms_is_an_rto() {
+    // SRTT 50 ms: a probe would fire well before 3/4 of 250 ms after the last send; 250 ms
+    // after it, the retransmission of the first unacknowledged (and only) segment is an RTO.
+    let mut pk = start();
+    pk.push(ack_first(T0 + 60 * MS));
+    pk.push(rexmit_second(T0 + 261 * MS));
+    assert_eq!(causes(&pk), (1, 0, 0, 0, 0, 1, 1));
+    // Again 500 ms later, without an ACK: a backed-off RTO.
+    pk.push(rexmit_second(T0 + 761 * MS));
+    assert_eq!(causes(&pk), (2, 0, 0, 0, 0, 2, 2));
+}
+
+#[test]
+fn a_first_timeout_probing_the_highest_segment_is_a_tail_loss_probe() {
+    // No ACK seen at all (SYN-ACK dropped): the retransmission of the second (highest)
+    // segment while the first is outstanding is what a TLP sends (an RTO resends the first).
     let mut pk = start();
     pk.remove(1);
-    // 200 ms later: a copy at the same instant would be a capture duplicate, not a
-    // retransmission (flows::DUPLICATE_WINDOW_NS).
     pk.push(rexmit_second(T0 + 211 * MS));
-    assert_eq!(causes(&pk), (1, 0, 1, 0));
+    assert_eq!(causes(&pk), (1, 0, 0, 0, 1, 0, 0));
 }
 
 #[test]
 fn a_retransmission_stamped_before_the_ack_is_ack_clocked() {
     // Non-monotonic capture timestamps: the retransmission's time is before the last ACK's.
-    assert_eq!(
-        classify_retransmission(T0, Some(T0 + 5 * MS)),
-        SendKind::FastRetransmit
-    );
     let mut pk = start();
     pk.push(ack_first(T0 + 60 * MS));
     pk.push(rexmit_second(T0 + 30 * MS));
-    assert_eq!(causes(&pk), (1, 1, 0, 0));
+    assert_eq!(causes(&pk).1, 1);
 }
 
 #[test]
-fn a_timer_driven_retransmission_above_una_is_no_rto_expiry() {
-    // Nothing acknowledged: the retransmission of the *second* segment is timer-driven
-    // (counted under `rto`) but is not of the first unacknowledged byte, so no RTO event.
-    let mut pk = start();
-    pk.push(rexmit_second(T0 + 300 * MS));
-    assert_eq!(causes(&pk), (1, 0, 1, 0));
+fn timeouts_of_the_first_segment_are_rto_expiries() {
     // Retransmitting the first segment is one; doing it again before any ACK a second
-    // (backed-off) one.
+    // (backed-off) one. The SYN-ACK is the last ACK: no duplicate, no SACK.
     let mut pk = start();
-    pk.push(pkt(
-        true,
-        T0 + 300 * MS,
-        ISN + 1,
-        PEER_ISN + 1,
-        Flags::ACK,
-        100,
-    ));
-    pk.push(pkt(
-        true,
-        T0 + 900 * MS,
-        ISN + 1,
-        PEER_ISN + 1,
-        Flags::ACK,
-        100,
-    ));
-    assert_eq!(causes(&pk), (2, 0, 2, 2));
+    pk.push(rexmit_first(T0 + 300 * MS));
+    pk.push(rexmit_first(T0 + 900 * MS));
+    assert_eq!(causes(&pk), (2, 0, 0, 0, 0, 2, 2));
     let m = &analyze(&pk, None)[0].metrics;
     assert!(m.frozen_time_ms > 0.0, "{}", m.frozen_time_ms);
+}
+
+#[test]
+fn duplicate_acks_decide_between_fast_early_and_rack() {
+    // The first segment is lost, the second arrives: one duplicate ACK (SACKing the second
+    // when `sack`), and the first is resent at once.
+    let at = T0 + 61 * MS;
+    for (sack, want) in [
+        (true, (1, 0, 0, 1, 0, 0, 0)),
+        (false, (1, 0, 1, 0, 0, 0, 0)),
+    ] {
+        let mut pk = start();
+        pk.push(dupack(T0 + 60 * MS, sack));
+        pk.push(dupack(at, sack));
+        pk.push(rexmit_first(at));
+        assert_eq!(causes(&pk), want, "sack {sack}");
+    }
+    // Three duplicates: classic fast retransmit.
+    let mut pk = start();
+    for i in 0..4 {
+        pk.push(dupack(T0 + (60 + i) * MS, true));
+    }
+    pk.push(rexmit_first(T0 + 63 * MS));
+    assert_eq!(causes(&pk), (1, 1, 0, 0, 0, 0, 0));
+}
+
+#[test]
+fn a_retransmission_a_reordering_window_after_a_sack_is_rack() {
+    // RTT sample 50 ms (the first segment is ACKed, then a third is lost while a fourth
+    // is SACKed); RACK waits min_RTT/4 = 12.5 ms after the SACK, within the timer slack.
+    let ack = Flags::ACK;
+    let mut pk = start();
+    pk.push(ack_first(T0 + 60 * MS));
+    pk.push(pkt(false, T0 + 61 * MS, PEER_ISN + 1, ISN + 201, ack, 0));
+    pk.push(pkt(true, T0 + 100 * MS, ISN + 201, PEER_ISN + 1, ack, 100));
+    pk.push(pkt(true, T0 + 101 * MS, ISN + 301, PEER_ISN + 1, ack, 100));
+    let mut d = pkt(false, T0 + 151 * MS, PEER_ISN + 1, ISN + 201, ack, 0);
+    d.seg.options.sack_blocks.push((ISN + 301, ISN + 401));
+    pk.push(d);
+    pk.push(pkt(true, T0 + 164 * MS, ISN + 201, PEER_ISN + 1, ack, 100));
+    assert_eq!(causes(&pk), (1, 0, 0, 1, 0, 0, 0));
 }
 
 #[test]
