@@ -27,6 +27,7 @@ pub mod app_http;
 pub mod app_profiles;
 pub mod error;
 pub mod event;
+pub mod flow_group;
 pub mod link;
 pub mod loss;
 pub mod path;

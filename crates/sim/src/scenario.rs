@@ -11,8 +11,10 @@
 //!   flow `name = "flow<i>"`, `rtt = 0`, `start = 0`, `direction = "forward"`, tcp profile
 //!   `linux-2.6.22`.
 //! - Every flow must start before `duration` (sources generate in `[start, duration)`).
+//! - A `[[flow]]` with `count = N` is N flows `<name>0` … `<name>N−1` ([`crate::flow_group`]).
 
 use crate::error::ScenarioError;
+use crate::flow_group::Group;
 use crate::schema::*;
 use crate::tcp_config::validate_tcp;
 use crate::units::fmt_duration;
@@ -193,13 +195,20 @@ fn validate(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             ))
         }
     };
-    let flows = raw_flows
-        .into_iter()
-        .enumerate()
-        .map(|(i, f)| validate_flow(i, f, duration))
-        .collect::<Result<Vec<_>, _>>()?;
+    // Each [[flow]] is one flow or a group of them; `origin` keeps the table index for errors.
+    let mut flows = Vec::with_capacity(raw_flows.len());
+    let mut origin = Vec::with_capacity(raw_flows.len());
+    for (i, f) in raw_flows.into_iter().enumerate() {
+        let (count, spread) = (f.count, f.start_spread.as_ref().map(|d| d.0));
+        let flow = validate_flow(i, f, duration)?;
+        let group = Group::new(i, count, spread, flow.start, duration)?;
+        for m in group.members(flow) {
+            flows.push(m);
+            origin.push(i);
+        }
+    }
     let mut names = std::collections::HashSet::with_capacity(flows.len());
-    for (i, f) in flows.iter().enumerate() {
+    for (f, &i) in flows.iter().zip(&origin) {
         if !names.insert(f.name.as_str()) {
             return Err(ScenarioError::invalid(
                 format!("flow.{i}.name"),

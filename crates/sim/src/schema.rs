@@ -76,6 +76,11 @@ pub struct RawFlow {
     pub access_bandwidth: Option<RateValue>,
     #[serde(default)]
     pub start: Option<DurationValue>,
+    /// A flow group: this many copies (`crate::flow_group`).
+    #[serde(default)]
+    pub count: Option<u64>,
+    #[serde(default)]
+    pub start_spread: Option<DurationValue>,
     #[serde(default)]
     pub direction: Option<String>,
     pub app: RawApp,

@@ -742,6 +742,90 @@ app = { kind = "fixed", payload_bytes = 100, interval = "100ms" }
 }
 
 #[test]
+fn flow_groups_expand_into_named_members_with_spread_starts() {
+    let text = r#"
+name = "groups"
+duration = "60s"
+[network]
+rtt = "10ms"
+bandwidth = "10Mbit"
+[[flow]]
+name = "cbr"
+count = 4
+start = "1s"
+start_spread = "8s"
+app = { kind = "cbr", rate = "300kbit", payload_bytes = 1000 }
+[[flow]]
+name = "bulk"
+app = { kind = "bulk" }
+[[flow]]
+name = "same"
+count = 2
+app = { kind = "fixed", payload_bytes = 100, interval = "100ms" }
+"#;
+    let s = Scenario::from_toml_str(text).unwrap();
+    let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["cbr0", "cbr1", "cbr2", "cbr3", "bulk", "same0", "same1"]
+    );
+    // member k starts in its stratum [1 + 2k, 1 + 2(k + 1)) s
+    for (k, f) in s.flows[..4].iter().enumerate() {
+        let lo = Duration::from_secs(1 + 2 * k as u64);
+        assert!(
+            f.start >= lo && f.start < lo + Duration::from_secs(2),
+            "{k}: {:?}",
+            f.start
+        );
+        assert_eq!(f.app, s.flows[0].app);
+    }
+    assert_eq!(s.flows[4].start, Duration::ZERO);
+    assert!(s.flows[5..].iter().all(|f| f.start == Duration::ZERO));
+    // the same file gives the same starts
+    assert_eq!(s, Scenario::from_toml_str(text).unwrap());
+}
+
+#[test]
+fn bad_flow_groups_are_refused() {
+    let group = |extra: &str| {
+        value(&format!(
+            r#"
+name = "g"
+duration = "10s"
+[network]
+rtt = "10ms"
+bandwidth = "10Mbit"
+[[flow]]
+name = "game"
+{extra}
+app = {{ kind = "fixed", payload_bytes = 100, interval = "100ms" }}
+[[flow]]
+name = "game1"
+app = {{ kind = "fixed", payload_bytes = 100, interval = "100ms" }}
+"#
+        ))
+    };
+    assert_err(group("count = 0"), "flow.0.count", &["0", "from 1"]);
+    assert_err(group("count = 1000001"), "flow.0.count", &["100000"]);
+    assert_err(
+        group("start_spread = \"2s\""),
+        "flow.0.start_spread",
+        &["count"],
+    );
+    assert_err(
+        group("count = 2\nstart = \"5s\"\nstart_spread = \"6s\""),
+        "flow.0.start_spread",
+        &["duration"],
+    );
+    // a member's name that another flow has
+    assert_err(
+        group("count = 2"),
+        "flow.1.name",
+        &["\"game1\"", "no other flow"],
+    );
+}
+
+#[test]
 fn tlp_and_rack_without_sack_are_refused() {
     for m in ["tlp", "rack"] {
         let mut v = base();

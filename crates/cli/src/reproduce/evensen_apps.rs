@@ -8,7 +8,7 @@
 
 use super::figure;
 use super::report::{md_table, num, within};
-use super::{p, Ctx, Ran, Report, Study, Verdict};
+use super::{claims, p, Ctx, Ran, Report, Study, Verdict};
 use crate::reproduce::ScenarioFile;
 use anyhow::Result;
 use thinlab_trace::plot::View;
@@ -188,7 +188,10 @@ struct Measured {
     retrans: f64,
     packet: f64,
     payload: f64,
+    /// Mean time to the cumulative ACK from the write's first transmission (what a capture
+    /// sees; Evensen's tables), and from the write call.
     avg: f64,
+    avg_write: f64,
     max: f64,
     packets: f64,
     bytes: f64,
@@ -211,8 +214,9 @@ fn measure(ran: &Ran, app: &str, loss: f64, v: Variant) -> Result<Measured> {
         retrans: m(|m| 100.0 * m.retransmissions as f64 / (m.data_packets_sent.max(1)) as f64),
         packet: payload + HEADER_BYTES,
         payload,
-        avg: m(|m| m.ack_latency_ms.mean.unwrap_or(f64::NAN)),
-        max: m(|m| m.ack_latency_ms.max.unwrap_or(f64::NAN)),
+        avg: m(|m| m.ack_latency_from_send_ms.mean.unwrap_or(f64::NAN)),
+        avg_write: m(|m| m.ack_latency_ms.mean.unwrap_or(f64::NAN)),
+        max: m(|m| m.ack_latency_from_send_ms.max.unwrap_or(f64::NAN)),
         packets: m(|m| m.data_packets_sent as f64),
         bytes: m(|m| m.payload_bytes_sent as f64),
         unique: m(|m| m.unique_bytes_sent as f64),
@@ -259,7 +263,8 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
              describes. Evensen's replayed dumps differed from Table 2.1 (its Skype dump had a \
              19 ms mean interval, its SSH dump 116 B every 83 ms), so per-packet figures are \
              expected to differ. *Latency* in Tables 4.4–4.6 is the time to the ACK (its \
-             minimum is the RTT, 130 ms): we compare `ack_latency_ms`. Packet sizes in those \
+             minimum is the RTT, 130 ms) as a capture at the sender sees it, from a packet's \
+             first transmission: we compare `ack_latency_from_send_ms`. Packet sizes in those \
              tables include ~66 B of headers: we add 66 B to our average payload. SSH ran \
              with the modifications at both ends in Evensen (2008); here only the sender has them.\n",
             SCENARIO.path
@@ -285,7 +290,6 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         };
         report.claim(
             &format!("B.{app}.{l:.0}a"),
-            &format!("{app}, {l:.0} % loss: retransmission share TCP → RDB"),
             format!("{} % → {} %", tcp_seed.retrans, rdb_seed.retrans),
             format!(
                 "{} % → {} % (all modifications {} %)",
@@ -296,37 +300,55 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             Verdict::of(rt_ok, shape),
             retrans_note(app),
         );
-        let avg_ok = within(tcp.avg, tcp_seed.avg, 0.1) && within(rdb.avg, rdb_seed.avg, 0.1);
+        let file = claims::of("evensen-apps");
+        let id = format!("B.{app}.{l:.0}b");
+        let rel = file.num(&id, "rel");
+        let avg_ok = within(tcp.avg, tcp_seed.avg, rel) && within(rdb.avg, rdb_seed.avg, rel);
         report.claim(
-            &format!("B.{app}.{l:.0}b"),
-            &format!("{app}, {l:.0} % loss: average latency TCP → RDB (ms)"),
+            &id,
             format!("{} → {}", tcp_seed.avg, rdb_seed.avg),
             format!(
-                "{} → {} (all {})",
+                "{} → {} (all {}); from the write call {} → {}",
                 num(tcp.avg, 1),
                 num(rdb.avg, 1),
-                num(all.avg, 1)
+                num(all.avg, 1),
+                num(tcp.avg_write, 1),
+                num(rdb.avg_write, 1),
             ),
             Verdict::of(avg_ok, rdb.avg < tcp.avg),
-            "Time from the write to its cumulative ACK, mean over writes; reproduced within \
-             10 %. RDB's means match Evensen's; TCP's are 5–25 % higher than Evensen's at \
-             5 % loss. Our TCP at 5 % loss falls further behind its writes after RTOs (slow \
-             start with a 34 ms or 24 ms write interval queues writes behind the window); we \
-             have not found which detail of Evensen's kernel or traces kept its queue shorter.",
+            format!(
+                "Time from the first transmission of a write's first byte to its cumulative ACK \
+                 (`ack_latency_from_send_ms`), mean over writes: what Evensen's analyser saw in \
+                 its captures. Reproduced within {:.0} %. From the write call TCP's mean is higher \
+                 at 5 % loss, where writes queue in the send buffer behind the window after RTOs.",
+                100.0 * rel
+            ),
         );
+        let id = format!("B.{app}.{l:.0}c");
+        let series = file.num(&id, "min_ms");
+        let max_rel = file.num(&id, "rel");
+        let backoffs = |x: f64| num((x / 330.0 + 1.0).log2(), 1);
         report.claim(
-            &format!("B.{app}.{l:.0}c"),
-            &format!("{app}, {l:.0} % loss: maximum latency TCP → RDB (ms)"),
+            &id,
             format!("{} → {}", tcp_seed.max, rdb_seed.max),
             format!("{} → {}", num(tcp.max, 0), num(rdb.max, 0)),
-            Verdict::of(false, tcp.max > 5.0 * 330.0 || rdb.max > 5.0 * 330.0),
+            Verdict::of(
+                within(tcp.max, tcp_seed.max, max_rel) && within(rdb.max, rdb_seed.max, max_rel),
+                tcp.max >= series && rdb.max >= series,
+            ),
             format!(
-                "A maximum is one event: a segment lost k times in a row waits RTO·(2^k − 1) \
-                 (RTO ≈ 330 ms here: 10.2 s for k = 5, 21 s for k = 6). Evensen's maxima are \
-                 such series, for RDB as for TCP; ours are {} / {} RTOs of backoff. In shape \
-                 when a multi-second backoff series appears; the number is a draw.",
-                num((tcp.max / 330.0 + 1.0).log2(), 1),
-                num((rdb.max / 330.0 + 1.0).log2(), 1)
+                "Largest time from a write's first transmission to its ACK. All twelve of \
+                 Evensen's maxima sit at ≈ 11 s or ≈ 22 s, for RDB as for TCP: 11.0 s and 22.0 s \
+                 are RTO·2⁵ and RTO·2⁶ for RTO ≈ 344 ms, single backoff intervals rather than \
+                 the sum of a series (a segment lost five times in a row waits RTO·31). In shape \
+                 when both of ours reach a series of that length (≥ {} s); ours are {} / {} \
+                 RTOs of backoff (log2(max / 330 ms + 1)). With independent loss a run of five \
+                 losses of one segment is rare (0.02⁵ ≈ 3·10⁻⁹ per segment at 2 %), and our \
+                 maxima stay shorter; what in Evensen's setup or analyser produced maxima at \
+                 exactly these two values is not known.",
+                num(series / 1000.0, 0),
+                backoffs(tcp.max),
+                backoffs(rdb.max)
             ),
         );
         rows.push((app, l, tcp, rdb, all));
@@ -348,7 +370,6 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         all_ok &= shape;
         report.claim(
             &format!("B.{app}.{l:.0}d"),
-            &format!("{app}, {l:.0} % loss: extra app-layer latency to deliver {:.0} % of the writes, TCP vs RDB", share * 100.0),
             format!("TCP {tcp_s} ms, RDB {rdb_seed}"),
             format!("TCP {} ms, RDB {} ms", num(t, 0), num(d, 0)),
             Verdict::of(number, shape),
@@ -387,7 +408,6 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         let ok = r.iter().all(|x| x.1 >= lo && x.1 <= hi);
         report.claim(
             &format!("B.{app}.bw"),
-            &format!("{app}: RDB's packets against TCP's (with headers)"),
             seed_text,
             r.iter()
                 .map(|x| format!("{} % loss: {:.2}×", x.0, x.1))
@@ -408,7 +428,6 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         .collect();
     report.claim(
         "B.ssh.bw",
-        "ssh: RDB's packets are ~50 B larger than TCP's",
         "+56 B (2 %), +57 B (5 %)",
         ssh.iter()
             .map(|x| format!("{} %: {:+.0} B", x.0, x.1))
@@ -422,6 +441,8 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
          so a bundle rarely finds unacknowledged data and carries small writes; Evensen's SSH \
          dump sent 116 B every 83 ms, which bundles more and larger writes.",
     );
+
+    overhead_claims(&mut report, &rows);
 
     report.check("RDB retransmits less than a third as often as TCP for Skype and BZFlag (less than 3/4 for SSH's long gaps), and delivers Evensen's CDF share with less than half TCP's extra latency", all_ok);
     report.check(
@@ -530,5 +551,64 @@ fn retrans_note(app: &str) -> String {
              on its way): more retransmissions, lower latency."
         ),
         _ => common.to_string(),
+    }
+}
+
+/// B.*.bytes and B.*.packets: what RDB sends against TCP, bytes and packets (Tables 4.4–4.6).
+fn overhead_claims(report: &mut Report, rows: &[(&&str, f64, Measured, Measured, Measured)]) {
+    let file = claims::of("evensen-apps");
+    // A change the thesis puts within ±1 % is judged as "about as many", a larger one by sign.
+    let same_way = |o: f64, s: f64| {
+        if s.abs() <= 1.0 {
+            o.abs() <= 1.0
+        } else {
+            o * s > 0.0
+        }
+    };
+    for app in ["skype-tcp", "ssh", "bzflag"] {
+        let mine: Vec<&(&&str, f64, Measured, Measured, Measured)> =
+            rows.iter().filter(|r| *r.0 == app).collect();
+        for (what, f, tol_key) in [
+            (
+                "bytes",
+                (|m: &Measured| m.bytes) as fn(&Measured) -> f64,
+                "rel",
+            ),
+            ("packets", |m: &Measured| m.packets, "points"),
+        ] {
+            let id = format!("B.{app}.{what}");
+            let tol = file.num(&id, tol_key);
+            let mut ours = Vec::new();
+            let mut seeds = Vec::new();
+            let (mut number, mut shape) = (true, true);
+            for r in &mine {
+                let seed = file.num(&id, &format!("seed_{:.0}", r.1));
+                let change = 100.0 * (f(&r.3) / f(&r.2) - 1.0);
+                number &= if tol_key == "rel" {
+                    within(change, seed, tol)
+                } else {
+                    (change - seed).abs() <= tol
+                };
+                shape &= same_way(change, seed);
+                ours.push(format!("{:.0} %: {change:+.1} %", r.1));
+                seeds.push(format!("{:.0} %: {seed:+} %", r.1));
+            }
+            report.claim(
+                &id,
+                seeds.join(", "),
+                ours.join(", "),
+                Verdict::of(!mine.is_empty() && number, !mine.is_empty() && shape),
+                format!(
+                    "RDB ÷ TCP − 1 of {}. RDB's bytes grow with how many writes a bundle \
+                     carries (the write interval against the RTT); its packets against TCP's \
+                     depend on how far TCP falls behind its writes after RTOs.",
+                    if what == "bytes" {
+                        "payload_bytes_sent"
+                    } else {
+                        "data_packets_sent"
+                    }
+                ),
+            );
+        }
     }
 }

@@ -409,6 +409,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         ..Report::default()
     };
     claims::claims(&mut report, &c20, &c100);
+    claims::more_claims(&mut report, &c20, &c100);
     claims::checks(&mut report, &c20, &c100, &r20, &r100);
 
     // --- Sections: positions, penalties, remedy.

@@ -2,6 +2,7 @@
 //! (tables, figures, explanations); and qualitative checks that `--quick` runs in CI assert.
 //! Written as `report.md` and `claims.json`.
 
+use super::claims::{self, ClaimsFile, Counts};
 use super::{Ctx, Study};
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -47,7 +48,7 @@ pub struct Claim {
     /// Its identifier: the study letter (A evensen-lab, B evensen-apps, C hurtig, D yin) and
     /// number, e.g. "A.5".
     pub id: String,
-    /// What the study claims, in a line.
+    /// What the study claims, in a line (from the claims file).
     pub claim: String,
     pub seed: String,
     pub ours: String,
@@ -81,6 +82,9 @@ pub struct Report {
     /// Markdown sections in order (each starts with a `## ` heading).
     pub sections: Vec<String>,
     pub checks: Vec<Check>,
+    /// The study's claims file and the verdict counts, set by [`super::claims::join`].
+    pub file: Option<&'static ClaimsFile>,
+    pub counts: Counts,
 }
 
 #[derive(Serialize)]
@@ -89,15 +93,16 @@ struct ClaimsJson<'a> {
     quick: bool,
     wall_time_s: f64,
     runs: usize,
+    counts: Counts,
     claims: &'a [Claim],
     checks: &'a [Check],
 }
 
 impl Report {
+    /// Adds the verdict on claim `id` of the study's claims file (which gives its text).
     pub fn claim(
         &mut self,
         id: &str,
-        claim: &str,
         seed: impl Into<String>,
         ours: impl Into<String>,
         verdict: Verdict,
@@ -105,7 +110,7 @@ impl Report {
     ) {
         self.claims.push(Claim {
             id: id.into(),
-            claim: claim.into(),
+            claim: String::new(),
             seed: seed.into(),
             ours: ours.into(),
             verdict,
@@ -152,6 +157,17 @@ impl Report {
         );
         s += &self.intro;
         s += "\n\n## Claims\n\n";
+        if let Some(f) = self.file {
+            let _ = writeln!(
+                s,
+                "The claims of {} and the rules that judge them are data: \
+                 `crates/cli/src/reproduce/claims/{}.toml` (written before the runs; a rule changed \
+                 after results were seen is listed under *Rules* with the reason).\n",
+                f.paper, f.study
+            );
+            s += &md_table(&Counts::HEADER, &[self.counts.cells()]);
+            s += "\n";
+        }
         let rows: Vec<Vec<String>> = self
             .claims
             .iter()
@@ -170,6 +186,14 @@ impl Report {
             &["#", "claim", "paper", "thinlab", "verdict", "why / note"],
             &rows,
         );
+        if let Some(f) = self.file {
+            let rows = claims::uncovered_rows(f, self);
+            if !rows.is_empty() {
+                s += "\n## Claims without a verdict\n\n";
+                s += &md_table(&["#", "where", "claim", "why no verdict"], &rows);
+            }
+            s += &rules_section(f, self);
+        }
         if !self.checks.is_empty() {
             s += "\n## Qualitative checks (asserted by `--quick` in CI)\n\n";
             for c in &self.checks {
@@ -197,6 +221,7 @@ impl Report {
             quick: ctx.quick,
             wall_time_s: wall_s,
             runs: ctx.runs_done(),
+            counts: self.counts,
             claims: &self.claims,
             checks: &self.checks,
         };
@@ -205,6 +230,59 @@ impl Report {
         let path = dir.join("claims.json");
         std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
     }
+}
+
+/// `## Rules`: per claim with a verdict, where the paper makes it, the metric, the rules, the
+/// tested explanation and any rule changed after results were seen.
+fn rules_section(f: &ClaimsFile, report: &Report) -> String {
+    let mut rows = Vec::new();
+    let mut amended = Vec::new();
+    for c in &report.claims {
+        let Some(spec) = f.get(&c.id) else { continue };
+        rows.push(vec![
+            c.id.clone(),
+            spec.section.clone(),
+            spec.metric.clone(),
+            spec.reproduced.clone(),
+            spec.shape.clone(),
+            match (&spec.explained_by, c.verdict) {
+                (Some(w), Verdict::NotReproduced) => format!(
+                    "check \"{w}\" ({})",
+                    if claims::explained(spec, report) {
+                        "holds"
+                    } else {
+                        "does not hold"
+                    }
+                ),
+                _ => "–".into(),
+            },
+        ]);
+        for a in &spec.amended {
+            amended.push(vec![
+                c.id.clone(),
+                a.was.clone(),
+                a.now.clone(),
+                a.why.clone(),
+            ]);
+        }
+    }
+    let mut s = String::from("\n## Rules (fixed before the runs)\n\n");
+    s += &md_table(
+        &[
+            "#",
+            "where",
+            "metric",
+            "reproduced when",
+            "shape when",
+            "tested explanation",
+        ],
+        &rows,
+    );
+    if !amended.is_empty() {
+        s += "\n### Rules changed after results were seen\n\n";
+        s += &md_table(&["#", "was", "now", "why"], &amended);
+    }
+    s
 }
 
 /// A Markdown table; `|` in cells is escaped.

@@ -4,7 +4,7 @@
 use super::{at, pct, ranges, Cell, Repair, VARIANTS};
 use crate::reproduce::figure::{self, line};
 use crate::reproduce::report::{md_table, num, within};
-use crate::reproduce::{Ctx, Report, Verdict};
+use crate::reproduce::{claims, Ctx, Report, Verdict};
 use anyhow::Result;
 use std::fmt::Write as _;
 use thinlab_trace::xy_plot::XySpec;
@@ -19,6 +19,7 @@ fn argmax(cells: &[Cell], f: fn(&Cell) -> f64) -> Option<(i64, i64, f64)> {
 }
 
 pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
+    let file = claims::of("hurtig");
     let usable: Vec<&Cell> = c20.iter().filter(|c| !c.bad_rto()).collect();
     let tail_ok = usable
         .iter()
@@ -49,7 +50,6 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
         .collect();
     report.claim(
         "C.1",
-        "20 packets: losses at 17, 18, 19 are inhibited (RTO); 2–16 fast retransmit; 20 costs nothing; 1 (SYN-ACK) costs ~3 s",
         "17–19 inhibited; 2–16 FR; 20: no change; 1: ~3 s",
         format!(
             "17–19 exactly inhibited in {tail_ok} of {} cells; 2–16 all FR in {fr_all}; a loss at 20 \
@@ -61,7 +61,15 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
             num(smax, 0),
             if bad.is_empty() { "none".into() } else { bad.join(", ") }
         ),
-        Verdict::of(tail_ok == usable.len() && last_same && within(smin, 3000.0, 0.1) && within(smax, 3000.0, 0.1), true),
+        {
+            let syn_tol = file.num("C.1", "syn_rel");
+            let syn_ok = within(smin, 3000.0, syn_tol) && within(smax, 3000.0, syn_tol);
+            let tail_all = !usable.is_empty() && tail_ok == usable.len();
+            Verdict::of(
+                tail_all && fr_all == usable.len() && last_same && syn_ok,
+                tail_all && last_same && syn_ok,
+            )
+        },
         format!(
             "Position 20 is the ACK of the client's FIN, sent after the client has its EOF. 19 \
              costs more than 17 and 18: 18 arrives in order as the odd segment of a pair, the \
@@ -114,7 +122,6 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
     let falls = hi_bw.is_some_and(|(a, b)| a.penalty() > 3.0 * b.penalty());
     report.claim(
         "C.2",
-        "Penalty of an inhibited vs a fast-retransmitted loss, 20 packets",
         format!("{}; overall 16–301 %", seedtxt.join(", ")),
         format!(
             "{}; overall {}–{} (largest at {})",
@@ -163,10 +170,11 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
     let (b3lo, b3hi) = mm(&at300_100);
     let t20 = top20.map_or(f64::NAN, |t| t.2);
     let t100 = top100.map_or(f64::NAN, |t| t.2);
-    let reproduced = within(t20, 20.4, 0.25) && t100 <= 5.0 && b3hi < 1.5;
+    let reproduced = within(t20, 20.4, file.num("C.3", "peak_rel"))
+        && t100 <= file.num("C.3", "max_100")
+        && b3hi < file.num("C.3", "max_100_at_300");
     report.claim(
         "C.3",
-        "Average penalty of a loss at an arbitrary position: ≤ 20.4 % (20 packets, peak 1000 kbit/s 5 ms), 5–10 % at 300 ms; ≤ 4 % (100 packets), < 1 % at 300 ms",
         "20 pkts: max 20.4 % (1000/5), 5–10 % at 300 ms; 100 pkts: ≤ 4 %, < 1 % at 300 ms",
         format!(
             "20 pkts: max {} ({}), {}–{} at 300 ms; 100 pkts: max {} ({}), {}–{} at 300 ms",
@@ -181,9 +189,17 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
         ),
         Verdict::of(reproduced, t20 > t100 && t20 < 50.0),
         {
-            let col5: Vec<f64> = usable.iter().filter(|c| c.delay == 5).map(|c| c.average()).collect();
+            let col5: Vec<f64> = usable
+                .iter()
+                .filter(|c| c.delay == 5)
+                .map(|c| c.average())
+                .collect();
             let (f5lo, f5hi) = mm(&col5);
-            let low: Vec<f64> = usable.iter().filter(|c| c.bw == 40).map(|c| c.average()).collect();
+            let low: Vec<f64> = usable
+                .iter()
+                .filter(|c| c.bw == 40)
+                .map(|c| c.average())
+                .collect();
             let (llo, lhi) = mm(&low);
             format!(
                 "Definition above (Hurtig gives none): the inhibitions' share of the expected \
@@ -214,7 +230,6 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
     let late_max = late.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     report.claim(
         "C.4",
-        "100 packets: penalty 168 % at 10 Mbit/s, 5 ms; < 40 % for delay ≥ 60 ms",
         "168 % (10000/5); < 40 % at ≥ 60 ms",
         format!(
             "{} at 10000 kbit/s 5 ms; max {} at ≥ 60 ms; inhibited at 10000/5: {}",
@@ -256,12 +271,14 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
         let f10 = 100.0 * (1.0 - t9 / c.t[10]);
         report.claim(
             "C.5",
-            "320 kbit/s, 300 ms, 20 packets: a loss at 9 is ~14 % faster than at 8 or 10 (3 vs 4 bursts)",
             "9 ~14 % faster than 8 and 10",
             format!(
                 "T(7..11) = {} ms: 9 is {} faster than 8 and {} faster than 10; the dip spans \
                  positions {}, {} faster than at {} and {} faster than at {}",
-                (7..=11).map(|p| num(c.t[p], 0)).collect::<Vec<_>>().join(", "),
+                (7..=11)
+                    .map(|p| num(c.t[p], 0))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 pct(f8),
                 pct(f10),
                 ranges(&(lo..=hi).collect::<Vec<_>>()),
@@ -270,15 +287,115 @@ pub(super) fn claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
                 pct(f_after),
                 hi + 1,
             ),
-            Verdict::of(within(f8, 14.0, 0.35) && within(f10, 14.0, 0.35), within(f_before, 14.0, 0.5) && within(f_after, 14.0, 0.5)),
-            "The mechanism is reproduced: a loss whose retransmission fits into the last of \
-             three bursts costs no extra round trip, one whose detection or retransmission \
-             spills into a fourth burst costs one more 600 ms RTT (≈ 14–16 %). Our dip is \
-             three positions wide (8–10) instead of one: which losses still fit \
+            {
+                let rel = file.num("C.5", "rel");
+                let faster = file.num("C.5", "shape_min_pct");
+                Verdict::of(
+                    within(f8, 14.0, rel) && within(f10, 14.0, rel),
+                    f8 >= faster && f10 >= faster,
+                )
+            },
+            "The claim is about position 9 against 8 and 10, and there we see no dip; it is \
+             not reproduced. The mechanism Hurtig gives does appear: a loss whose \
+             retransmission fits into the last of three bursts costs no extra round trip, one \
+             whose detection or retransmission spills into a fourth burst costs one more 600 ms \
+             RTT (≈ 14–16 %). But our dip is three positions wide (8–10): which losses still fit \
              depends on when each ACK comes back (the client's 100 ms delayed-ACK timer phase, \
              Limited Transmit, how the window grows from 4). Hurtig's packet traces \
              (Figs. 4.11–4.14) are images, not in its text, so we could not compare the ACK \
              sequences packet by packet; the width of the dip is left unexplained.",
+        );
+    }
+}
+
+/// C.6 and C.8–C.10: the bad RTO at 40 kbit/s, the costly early loss at 160 kbit/s, position 16
+/// at 160 kbit/s and low delay, and position 50 against 80 in 100-packet flows.
+pub(super) fn more_claims(report: &mut Report, c20: &[Cell], c100: &[Cell]) {
+    let file = claims::of("hurtig");
+    let bad: Vec<(i64, bool)> = [5, 10, 20]
+        .iter()
+        .filter_map(|&d| at(c20, 40, d).map(|c| (d, c.bad_rto())))
+        .collect();
+    let higher: Vec<bool> = [60, 100, 300]
+        .iter()
+        .filter_map(|&d| at(c20, 40, d).map(|c| c.bad_rto()))
+        .collect();
+    if !bad.is_empty() {
+        report.claim(
+            "C.6",
+            "the lossless run at 40 kbit/s has premature RTOs (first four segments \
+             retransmitted) at 5, 10 and 20 ms; not at larger delays",
+            format!(
+                "premature RTO in the lossless run at 40 kbit/s: {}; at 60/100/300 ms (where \
+                 run): {}",
+                bad.iter()
+                    .map(|(d, b)| format!("{d} ms: {}", if *b { "yes" } else { "no" }))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if higher.iter().any(|b| *b) {
+                    "some"
+                } else {
+                    "none"
+                }
+            ),
+            Verdict::of(
+                bad.len() == 3 && bad.iter().all(|b| b.1) && !higher.iter().any(|b| *b),
+                bad.iter().any(|b| b.0 == 5 && b.1),
+            ),
+            "FreeBSD 6's RTO after the SYN-ACK's RTT sample (3·r + 200 ms, Hurtig §4.1.3 and \
+             docs/mechanisms.md) is shorter than a full segment's serialisation at 40 kbit/s \
+             (300 ms) plus the delays.",
+        );
+    }
+    if let Some(c) = at(c20, 160, 300) {
+        let tail = (17..=19).map(|p| c.t[p]).fold(f64::NEG_INFINITY, f64::max);
+        report.claim(
+            "C.8",
+            "T(4) > T(17..19) (Fig. 4.5)",
+            format!(
+                "T(4) = {} ms, T(10) = {} ms, largest of T(17..19) = {} ms",
+                num(c.t[4], 0),
+                num(c.t[10], 0),
+                num(tail, 0)
+            ),
+            Verdict::of(c.t[4] > tail, c.t[4] > c.t[10]),
+            "An early loss ends slow start with a small window, so the rest of the flow goes \
+             out in more round trips of 600 ms (Hurtig §4.1.4).",
+        );
+    }
+    if let Some(c) = at(c20, 160, 5) {
+        let inh = c.inhibited();
+        report.claim(
+            "C.9",
+            "16, 17, 18, 19 inhibited at 160 kbit/s, low delay (Fig. 4.5)",
+            format!("inhibited at 160 kbit/s, 5 ms: {}", ranges(&inh)),
+            Verdict::of(inh == [16, 17, 18, 19], inh.contains(&16)),
+            "Hurtig traces it to the client's receive buffer: its application let data sit, so \
+             the duplicate ACK carried a window update and FreeBSD did not count it (§4.1.5). \
+             Our receiving application reads at once, the advertised window does not change, \
+             and 16 is fast-retransmitted. That this is the reason is untested: no run with a \
+             slow-reading receiver exists yet.",
+        );
+    }
+    if let Some(c) = at(c100, 160, 300) {
+        let more = 100.0 * (c.t[50] / c.t[80] - 1.0);
+        report.claim(
+            "C.10",
+            "T(50) ≈ 1.3 × T(80) (Fig. 4.17)",
+            format!(
+                "T(50) = {} ms, T(80) = {} ms: {}",
+                num(c.t[50], 0),
+                num(c.t[80], 0),
+                pct(more)
+            ),
+            Verdict::of(
+                within(more, 30.0, file.num("C.10", "rel")),
+                more >= file.num("C.10", "shape_min_pct"),
+            ),
+            "Hurtig traces the costlier middle to FreeBSD's exit from fast recovery, which \
+             sets cwnd so that it sends a slow-start burst (§4.2.3, Listing 4.1); our NewReno \
+             exit sets cwnd = ssthresh and does not burst. No run with FreeBSD's exit exists \
+             yet, so that this is the whole reason is untested.",
         );
     }
 }
