@@ -16,8 +16,9 @@ use std::fs;
 use std::path::Path;
 
 /// Files and folders `thinlab run` writes (removed before a rerun into the same folder).
-pub const OUTPUTS: [&str; 9] = [
+pub const OUTPUTS: [&str; 10] = [
     "summary.json",
+    "report.html",
     "runs.csv",
     "latency_cdf.csv",
     "latency_cdf.svg",

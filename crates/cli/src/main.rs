@@ -20,6 +20,7 @@ mod memguard;
 mod output;
 mod paths;
 mod progress;
+mod report_html;
 mod reproduce;
 mod resources;
 mod run;

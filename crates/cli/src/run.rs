@@ -119,6 +119,8 @@ pub fn run(args: RunArgs) -> Result<()> {
     info.complete = complete;
     info.write(&out)?;
     let problems = crate::health::problems(&results);
+    let rerun = crate::report_html::data::sim_rerun(&prepared.scenarios);
+    crate::report_html::write_run(&out, &results, &problems, &resolved, Some(&rerun))?;
     if !args.quiet {
         print!("{}", crate::table::render(&results, &problems));
         let plural = if runs.len() == 1 { "" } else { "s" };

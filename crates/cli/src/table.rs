@@ -35,8 +35,19 @@ fn writes_per_run(counts: &[u64]) -> String {
     }
 }
 
-/// The table as text, one line per (configuration, flow), then one footnote per problem.
-pub fn render(results: &Results<'_>, problems: &[Problem]) -> String {
+/// Column names of [`rows`].
+pub const HEADER: [&str; 7] = [
+    "configuration",
+    "flow",
+    "writes/run",
+    "mean ms",
+    "p99 ms",
+    "max ms",
+    "retrans",
+];
+
+/// The table's cells, one row per (configuration, flow), in the order of [`HEADER`].
+pub fn rows(results: &Results<'_>, problems: &[Problem]) -> Vec<[String; 7]> {
     let mut rows: Vec<[String; 7]> = Vec::new();
     for (i, c) in results.configs.iter().enumerate() {
         for (f, name) in results.flows_of(i) {
@@ -63,15 +74,13 @@ pub fn render(results: &Results<'_>, problems: &[Problem]) -> String {
             ]);
         }
     }
-    let header = [
-        "configuration",
-        "flow",
-        "writes/run",
-        "mean ms",
-        "p99 ms",
-        "max ms",
-        "retrans",
-    ];
+    rows
+}
+
+/// The table as text, one line per (configuration, flow), then one footnote per problem.
+pub fn render(results: &Results<'_>, problems: &[Problem]) -> String {
+    let rows = rows(results, problems);
+    let header = HEADER;
     let mut widths = header.map(|h| h.chars().count());
     for r in &rows {
         for (w, c) in widths.iter_mut().zip(r) {

@@ -1,0 +1,253 @@
+//! The numbers `report.html` draws, as one JSON document embedded in the page: the scenario,
+//! the run-health warnings, the summary table, the latency CDF of each (configuration, flow)
+//! (as `latency_cdf.csv` has it), per-run metrics for the metric-vs-parameter plots, and the
+//! per-write latency series of one repetition per (configuration, flow).
+
+use super::layout::{layout, Layout};
+use crate::health::Problem;
+use crate::output::Results;
+use serde::Serialize;
+use thinlab_trace::histogram::merged_runs;
+use thinlab_trace::metrics::{latency_cdf_runs, write_latency_ms, Milestone, Origin};
+
+/// CDF points per line, as in `latency_cdf.csv`.
+const CDF_POINTS: usize = 400;
+/// Points of a per-write series (each the maximum of consecutive writes when there are more).
+const SERIES_POINTS: usize = 800;
+/// Most CDF lines embedded (the report stays small for huge sweeps).
+pub const MAX_LINES: usize = 256;
+/// Most per-write series: each is one more simulation (the worst repetition run again, keeping
+/// its write records), so only the first lines get one.
+pub const MAX_SERIES: usize = 8;
+/// Most run records embedded for the metric-vs-parameter plots.
+pub const MAX_RUNS: usize = 50_000;
+
+#[derive(Serialize)]
+pub struct Data {
+    pub scenario: String,
+    pub version: &'static str,
+    pub complete: bool,
+    pub resolved: String,
+    pub warnings: Vec<String>,
+    pub table_header: Vec<&'static str>,
+    pub table: Vec<[String; 7]>,
+    pub layout: Layout,
+    pub flows: usize,
+    /// CDF lines: configuration, flow index, label, samples n, points `[latency ms, count ≤]`.
+    pub lines: Vec<Line>,
+    /// Lines left out beyond [`MAX_LINES`].
+    pub lines_omitted: usize,
+    /// Per run and flow: `[config, flow, repetition, p50, p99, max, retransmissions,
+    /// redundancy %]` (null where a value is missing).
+    pub runs: Vec<[Option<f64>; 8]>,
+    pub runs_omitted: usize,
+    pub series: Vec<WriteSeries>,
+}
+
+#[derive(Serialize)]
+pub struct Line {
+    pub config: usize,
+    pub flow: usize,
+    pub label: String,
+    pub n: usize,
+    pub points: Vec<(f64, u64)>,
+}
+
+/// Application latency of the delivered writes of one repetition, in write order.
+#[derive(Serialize)]
+pub struct WriteSeries {
+    pub config: usize,
+    pub flow: usize,
+    pub label: String,
+    pub repetition: u32,
+    pub seed: u64,
+    pub writes: usize,
+    /// Each point is the maximum over this many consecutive writes.
+    pub bucket: usize,
+    /// `[index of the bucket's first write, its maximum latency ms]`.
+    pub points: Vec<(usize, f64)>,
+}
+
+/// `v` rounded to 3 decimals (µs for ms values): shorter JSON, nothing visible lost.
+fn r3(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}
+
+/// The series of `lat` with at most [`SERIES_POINTS`] points, each a bucket's maximum (so
+/// every stall stays visible).
+pub fn bucket_max(lat: &[f64]) -> (usize, Vec<(usize, f64)>) {
+    let bucket = lat.len().div_ceil(SERIES_POINTS).max(1);
+    let points = lat
+        .chunks(bucket)
+        .enumerate()
+        .map(|(i, c)| (i * bucket, r3(c.iter().copied().fold(f64::NAN, f64::max))))
+        .collect();
+    (bucket, points)
+}
+
+/// The CDF of the samples given as ascending `(value, count)` runs, as (latency, count of
+/// samples ≤ latency).
+pub fn cdf_counts(runs: &[(f64, u64)]) -> Vec<(f64, u64)> {
+    let n = runs.iter().map(|r| r.1).sum::<u64>() as f64;
+    latency_cdf_runs(runs, CDF_POINTS)
+        .into_iter()
+        .map(|(x, f)| (r3(x), (f * n).round() as u64))
+        .collect()
+}
+
+/// Application latency (ms) of the delivered writes of one run of `scenario` with `seed`,
+/// in write order (the run is repeated, keeping its write records; it is deterministic).
+pub type Rerun<'a> = &'a dyn Fn(usize, u64, usize) -> Option<Vec<f64>>;
+
+/// The simulator's rerun of configuration `config`, repetition seed `seed`, flow `flow`.
+pub fn sim_rerun(
+    scenarios: &[thinlab_sim::Scenario],
+) -> impl Fn(usize, u64, usize) -> Option<Vec<f64>> + '_ {
+    move |config, seed, flow| {
+        let r = thinlab_sim::run_keeping_writes(scenarios.get(config)?, seed);
+        let f = r.flows.get(flow)?;
+        Some(
+            f.records
+                .writes
+                .iter()
+                .filter_map(|w| write_latency_ms(w, Milestone::App, Origin::Write))
+                .collect(),
+        )
+    }
+}
+
+pub fn build(
+    results: &Results<'_>,
+    problems: &[Problem],
+    resolved: &str,
+    rerun: Option<Rerun<'_>>,
+) -> Data {
+    let layout = layout(results.configs);
+    let mut lines = Vec::new();
+    let mut series = Vec::new();
+    let mut lines_total = 0;
+    let mut flows = 1;
+    for i in 0..results.configs.len() {
+        let names = results.flows_of(i);
+        let several = names.len() > 1;
+        flows = flows.max(names.len());
+        for (f, name) in names {
+            lines_total += 1;
+            if lines.len() >= MAX_LINES {
+                continue;
+            }
+            let label = if several {
+                format!("{} · {name}", results.configs[i].label())
+            } else {
+                results.configs[i].label()
+            };
+            let (exact, censored) = results.pooled_app_latency(i, f);
+            let runs = merged_runs(&exact, &censored);
+            lines.push(Line {
+                config: i,
+                flow: f,
+                label: label.clone(),
+                n: runs.iter().map(|r| r.1).sum::<u64>() as usize,
+                points: cdf_counts(&runs),
+            });
+            // The repetition whose worst delivered write is the worst, run again for its
+            // per-write series.
+            let worst = results
+                .config_runs(i)
+                .iter()
+                .filter_map(|r| r.flows.get(f).map(|o| (r, o)))
+                .max_by(|a, b| {
+                    let m = |o: &crate::runner::FlowOutput| {
+                        o.metrics.app_latency_ms.max.unwrap_or(f64::MIN)
+                    };
+                    m(a.1).total_cmp(&m(b.1))
+                });
+            let lat = match (worst, rerun) {
+                (Some((run, _)), Some(rerun)) if series.len() < MAX_SERIES => {
+                    rerun(i, run.seed, f).map(|lat| (run, lat))
+                }
+                _ => None,
+            };
+            if let Some((run, lat)) = lat {
+                let (bucket, points) = bucket_max(&lat);
+                series.push(WriteSeries {
+                    config: i,
+                    flow: f,
+                    label,
+                    repetition: run.repetition,
+                    seed: run.seed,
+                    writes: lat.len(),
+                    bucket,
+                    points,
+                });
+            }
+        }
+    }
+    let mut runs = Vec::new();
+    let mut runs_total = 0;
+    for r in results.runs {
+        for (f, o) in r.flows.iter().enumerate() {
+            runs_total += 1;
+            if runs.len() >= MAX_RUNS {
+                continue;
+            }
+            let m = &o.metrics;
+            let redundancy = (m.payload_bytes_sent > 0)
+                .then(|| 100.0 * m.redundant_bytes_sent as f64 / m.payload_bytes_sent as f64);
+            runs.push([
+                Some(r.config as f64),
+                Some(f as f64),
+                Some(f64::from(r.repetition)),
+                m.app_latency_ms.p50.map(r3),
+                m.app_latency_ms.p99.map(r3),
+                m.app_latency_ms.max.map(r3),
+                Some(m.retransmissions as f64),
+                redundancy.map(r3),
+            ]);
+        }
+    }
+    Data {
+        scenario: results.scenario.to_string(),
+        version: env!("CARGO_PKG_VERSION"),
+        complete: results.complete,
+        resolved: resolved.to_string(),
+        warnings: crate::health::warnings(results, problems),
+        table_header: crate::table::HEADER.to_vec(),
+        table: crate::table::rows(results, problems),
+        layout,
+        flows,
+        lines_omitted: lines_total - lines.len(),
+        lines,
+        runs_omitted: runs_total - runs.len(),
+        runs,
+        series,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_keep_every_stall() {
+        let mut lat = vec![100.0; 10_000];
+        lat[4321] = 3000.0;
+        let (bucket, pts) = bucket_max(&lat);
+        assert_eq!(bucket, 13);
+        assert!(pts.len() <= SERIES_POINTS);
+        assert_eq!(pts.iter().filter(|p| p.1 == 3000.0).count(), 1);
+        assert_eq!(pts[4321 / 13], (4321 / 13 * 13, 3000.0));
+        let (bucket, pts) = bucket_max(&[5.0]);
+        assert_eq!((bucket, pts), (1, vec![(0, 5.0)]));
+        assert_eq!(bucket_max(&[]).1, vec![]);
+    }
+
+    #[test]
+    fn cdf_counts_are_exact() {
+        assert_eq!(
+            cdf_counts(&[(1.0, 2), (2.0, 1), (3.0, 1)]),
+            vec![(1.0, 2), (2.0, 3), (3.0, 4)]
+        );
+        assert_eq!(cdf_counts(&[(7.5, 1)]), vec![(7.5, 1)]);
+    }
+}
