@@ -101,14 +101,13 @@ fn step_line(points: &[(f64, f64)], view: View, log_x: bool) -> Vec<(f64, f64)> 
                 out.push((x, prev_f));
                 out.push((x, f));
             }
-            // P(X ≥ x) = 1 − F(previous point); constant until the next point.
+            // P(X ≥ x) = 1 − F(previous point) at x itself, 1 − F(x) just after it: the drop is
+            // at x (the sample), as the CDF's jump; zero cannot be drawn on the log axis.
             View::Ccdf => {
-                let y = 1.0 - prev_f;
-                if let Some(&(_, last_y)) = out.last() {
-                    out.push((x, last_y));
-                }
-                if y > 0.0 {
-                    out.push((x, y));
+                for y in [1.0 - prev_f, 1.0 - f] {
+                    if y > 0.0 {
+                        out.push((x, y));
+                    }
                 }
             }
         }
@@ -202,6 +201,15 @@ impl Ctx<'_, '_> {
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
                 });
+            // A series of one value is a vertical jump (or, in the CCDF, a single point):
+            // mark it so that it cannot vanish.
+            if let Some(&(x0, _)) = line.first() {
+                if line.iter().all(|&(x, _)| x == x0) {
+                    chart
+                        .draw_series(line.iter().map(|&p| Circle::new(p, 4, color.filled())))
+                        .map_err(err)?;
+                }
+            }
         }
         let position = match self.spec.view {
             View::Cdf => SeriesLabelPosition::LowerRight,
@@ -408,6 +416,20 @@ mod tests {
         assert_eq!(log_ticks(0.0, 1.0), (vec![], vec![]));
     }
 
+    /// A series with a single value (every write the same latency) is drawn: a marker in both
+    /// views, where the CCDF used to draw nothing.
+    #[test]
+    fn single_value_series_is_visible() {
+        let s = vec![Series {
+            label: "constant".into(),
+            points: vec![(50.0, 1.0)],
+        }];
+        for view in [View::Cdf, View::Ccdf] {
+            let svg = cdf_svg(&s, &PlotSpec::latency("t", view, false)).unwrap();
+            assert!(svg.contains("<circle"), "{view:?}: no marker");
+        }
+    }
+
     #[test]
     fn steps_and_tail() {
         let pts = [(1.0, 0.5), (2.0, 1.0)];
@@ -415,9 +437,14 @@ mod tests {
             step_line(&pts, View::Cdf, false),
             vec![(1.0, 0.0), (1.0, 0.5), (2.0, 0.5), (2.0, 1.0)]
         );
+        // P(X ≥ 1) = 1, P(X ≥ x) = 0.5 on (1, 2], 0 after 2: the drop is at the sample
         assert_eq!(
             step_line(&pts, View::Ccdf, false),
-            vec![(1.0, 1.0), (2.0, 1.0), (2.0, 0.5)]
+            vec![(1.0, 1.0), (1.0, 0.5), (2.0, 0.5)]
+        );
+        assert_eq!(
+            step_line(&[(5.0, 1.0)], View::Ccdf, false),
+            vec![(5.0, 1.0)]
         );
         assert_eq!(
             step_line(&[(0.0, 0.5), (2.0, 1.0)], View::Cdf, true),
