@@ -32,6 +32,23 @@ pub enum Command {
     /// Run a scenario in the simulator and over the emulator with the running kernel's TCP
     /// (root), and compare them statistic by statistic (the `linux` profile's fidelity).
     Fidelity(FidelityArgs),
+    /// Compare result folders (of `run`, `analyze`'s CDF, the emulator, before vs after):
+    /// side-by-side latency tails with relative differences, and `compare.html` with the
+    /// overlaid CDFs and CCDFs.
+    Compare(CompareArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Two or more result folders (each with a `latency_cdf.csv`); the first is the reference.
+    #[arg(num_args = 2.., required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Where to write the HTML comparison.
+    #[arg(long, value_name = "FILE", default_value = "compare.html")]
+    pub html: PathBuf,
+    /// No table on stdout.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]

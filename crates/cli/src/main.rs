@@ -9,6 +9,7 @@
 mod analyze;
 mod args;
 mod capture_flows;
+mod compare;
 mod emu_backend;
 mod error;
 mod estimate;
@@ -48,6 +49,7 @@ fn main() -> ExitCode {
         args::Command::Whatif(a) => whatif::whatif(a),
         args::Command::Reproduce(a) => reproduce::reproduce(a),
         args::Command::Fidelity(a) => fidelity::fidelity(a),
+        args::Command::Compare(a) => compare::compare(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -132,6 +132,48 @@ fn report_renders_in_headless_chromium_without_errors() {
         assert!(dom.contains(label), "{label} missing");
     }
 
+    // `thinlab compare` of the folder with itself: a table of zero differences, and a page with
+    // one CDF and one CCDF per configuration; a folder without results is refused
+    let html_cmp = dir.path().join("compare.html");
+    let cmp = Command::new(env!("CARGO_BIN_EXE_thinlab"))
+        .arg("compare")
+        .args([&out, &out])
+        .arg("--html")
+        .arg(&html_cmp)
+        .output()
+        .unwrap();
+    assert!(
+        cmp.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cmp.stderr)
+    );
+    let table = String::from_utf8_lossy(&cmp.stdout);
+    assert_eq!(table.matches("+0.0 %").count(), 2 * 3, "{table}");
+    let dom = browser(&bin, &dir.path().join("p3"))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", html_cmp.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert_eq!(
+        dom.matches("class=\"uplot").count(),
+        4,
+        "compare.html plots"
+    );
+    assert!(
+        dom.contains("<pre id=\"errors\" hidden=\"\"></pre>"),
+        "compare.html errors"
+    );
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let bad = Command::new(env!("CARGO_BIN_EXE_thinlab"))
+        .arg("compare")
+        .args([&out, &empty])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not a thinlab result folder"));
+
     let png = dir.path().join("shot.png");
     let shot = browser(&bin, &dir.path().join("p2"))
         .arg(format!("--screenshot={}", png.display()))

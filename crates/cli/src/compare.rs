@@ -1,0 +1,238 @@
+//! `thinlab compare DIR_A DIR_B [...]`: result folders side by side (simulator vs emulator,
+//! before vs after a change, a capture's analysis vs a simulation).
+//!
+//! Every folder's `latency_cdf.csv` gives, per (configuration, flow), the pooled CDF of
+//! application-layer latency, whose points at or above the 99th percentile are exact (the body
+//! is thinned, see docs/scenarios.md): so the table shows only what the file holds exactly —
+//! the nearest-rank p99 and p99.9 and the maximum — and the relative difference of each
+//! against the first folder. `compare.html` overlays the CDFs and CCDFs, one plot per
+//! (configuration, flow), one colour per folder.
+
+use crate::args::CompareArgs;
+use crate::error::BadInput;
+use anyhow::{Context, Result};
+use serde::Serialize;
+use std::path::Path;
+
+/// One folder's CDF lines: `((configuration, flow), points (latency ms, fraction ≤))`.
+type Lines = Vec<((String, String), Vec<(f64, f64)>)>;
+
+/// Reads `dir/latency_cdf.csv`.
+fn read_lines(dir: &Path) -> Result<Lines> {
+    let path = dir.join("latency_cdf.csv");
+    if !dir.is_dir() {
+        return Err(BadInput::new(format!("{}: not a directory", dir.display())).into());
+    }
+    if !path.is_file() {
+        return Err(BadInput::new(format!(
+            "{}: not a thinlab result folder (no latency_cdf.csv; `thinlab run` and `thinlab analyze` write one)",
+            dir.display()
+        ))
+        .into());
+    }
+    let mut r =
+        csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
+    let header: Vec<String> = r.headers()?.iter().map(str::to_string).collect();
+    if header != ["configuration", "flow", "latency_ms", "fraction"] {
+        return Err(BadInput::new(format!(
+            "{}: unexpected columns {header:?} (expected configuration, flow, latency_ms, fraction)",
+            path.display()
+        ))
+        .into());
+    }
+    let mut lines: Lines = Vec::new();
+    for (i, rec) in r.records().enumerate() {
+        let rec = rec.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
+        let num = |k: usize| -> Result<f64> {
+            rec[k].parse::<f64>().map_err(|_| {
+                BadInput::new(format!(
+                    "{}: line {}: `{}` is not a number",
+                    path.display(),
+                    i + 2,
+                    &rec[k]
+                ))
+                .into()
+            })
+        };
+        let key = (rec[0].to_string(), rec[1].to_string());
+        let point = (num(2)?, num(3)?);
+        match lines.last_mut() {
+            Some((k, pts)) if *k == key => pts.push(point),
+            _ => lines.push((key, vec![point])),
+        }
+    }
+    Ok(lines)
+}
+
+/// Nearest-rank quantile `q` of a CDF whose points at fraction ≥ `q` are exact: the smallest
+/// latency whose fraction reaches `q` (with a tolerance for the decimal printing).
+fn quantile(points: &[(f64, f64)], q: f64) -> Option<f64> {
+    points.iter().find(|p| p.1 >= q - 1e-12).map(|p| p.0)
+}
+
+fn rel(v: Option<f64>, reference: Option<f64>) -> String {
+    match (v, reference) {
+        (Some(v), Some(r)) if r != 0.0 => format!("{:+.1} %", 100.0 * (v - r) / r),
+        _ => "-".into(),
+    }
+}
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.1}"))
+}
+
+#[derive(Serialize)]
+struct CompareLine {
+    folder: usize,
+    n: f64,
+    points: Vec<(f64, f64)>,
+}
+
+#[derive(Serialize)]
+struct Group {
+    label: String,
+    lines: Vec<CompareLine>,
+}
+
+#[derive(Serialize)]
+struct CompareData {
+    version: &'static str,
+    folders: Vec<String>,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    groups: Vec<Group>,
+}
+
+pub fn compare(args: CompareArgs) -> Result<()> {
+    let folders: Vec<Lines> = args
+        .dirs
+        .iter()
+        .map(|d| read_lines(d))
+        .collect::<Result<_>>()?;
+    let names: Vec<String> = args.dirs.iter().map(|d| d.display().to_string()).collect();
+    // every (configuration, flow) of any folder, in first-seen order
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for f in &folders {
+        for (k, _) in f {
+            if !keys.contains(k) {
+                keys.push(k.clone());
+            }
+        }
+    }
+    let mut header = vec![
+        "configuration".to_string(),
+        "flow".to_string(),
+        "folder".to_string(),
+    ];
+    header.extend(["p99 ms", "Δ p99", "p99.9 ms", "Δ p99.9", "max ms", "Δ max"].map(String::from));
+    let mut rows = Vec::new();
+    let mut groups = Vec::new();
+    for key in &keys {
+        let find = |f: &Lines| f.iter().find(|(k, _)| k == key).map(|(_, p)| p.clone());
+        let stats = |p: &Option<Vec<(f64, f64)>>| {
+            p.as_ref().map_or((None, None, None), |p| {
+                (quantile(p, 0.99), quantile(p, 0.999), p.last().map(|x| x.0))
+            })
+        };
+        let reference = stats(&find(&folders[0]));
+        let mut lines = Vec::new();
+        for (i, f) in folders.iter().enumerate() {
+            let pts = find(f);
+            let s = stats(&pts);
+            rows.push(vec![
+                key.0.clone(),
+                key.1.clone(),
+                names[i].clone(),
+                ms(s.0),
+                if i == 0 {
+                    String::new()
+                } else {
+                    rel(s.0, reference.0)
+                },
+                ms(s.1),
+                if i == 0 {
+                    String::new()
+                } else {
+                    rel(s.1, reference.1)
+                },
+                ms(s.2),
+                if i == 0 {
+                    String::new()
+                } else {
+                    rel(s.2, reference.2)
+                },
+            ]);
+            if let Some(points) = pts {
+                // report.js reads points as (latency, count ≤) over n: fractions over 1
+                lines.push(CompareLine {
+                    folder: i,
+                    n: 1.0,
+                    points,
+                });
+            }
+        }
+        groups.push(Group {
+            label: format!("{} · {}", key.0, key.1),
+            lines,
+        });
+    }
+    if !args.quiet {
+        print!("{}", render(&header, &rows));
+    }
+    let data = CompareData {
+        version: env!("CARGO_PKG_VERSION"),
+        folders: names,
+        header,
+        rows,
+        groups,
+    };
+    let html = crate::report_html::page("thinlab compare", "compare", &data)?;
+    std::fs::write(&args.html, html).with_context(|| format!("writing {}", args.html.display()))?;
+    if !args.quiet {
+        println!("\nwrote {}", args.html.display());
+    }
+    Ok(())
+}
+
+/// The table as aligned text.
+fn render(header: &[String], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut s = String::new();
+        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
+            if i > 0 {
+                s.push_str("  ");
+            }
+            if i < 3 {
+                s.push_str(&format!("{c:<w$}"));
+            } else {
+                s.push_str(&format!("{c:>w$}"));
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(header);
+    for r in rows {
+        out.push_str(&line(r));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_and_differences() {
+        let cdf = [(10.0, 0.5), (20.0, 0.99), (30.0, 0.999), (40.0, 1.0)];
+        assert_eq!(quantile(&cdf, 0.99), Some(20.0));
+        assert_eq!(quantile(&cdf, 0.999), Some(30.0));
+        assert_eq!(rel(Some(30.0), Some(20.0)), "+50.0 %");
+        assert_eq!(rel(Some(10.0), Some(0.0)), "-");
+    }
+}
