@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering as AtOrd};
 use std::sync::Arc;
 use thinlab_sim::path::{Hop, Paths, FORWARD, REVERSE};
 use thinlab_sim::{DropCounts, LinkReport};
+use thinlab_trace::histogram::LatencyHistogram;
 
 /// Bytes of framing the link model counts beyond the IP packet (an Ethernet header), as the
 /// simulator does ([`thinlab_sim::link::FRAMING_BYTES`] = Ethernet + IPv4 header).
@@ -110,7 +111,8 @@ struct Emulator {
     heap: BinaryHeap<Pending>,
     n: u64,
     events: Vec<Vec<PktEvent>>,
-    lateness: Vec<u64>,
+    /// Every delivery's lateness, ns: an exact histogram (memory independent of run length).
+    lateness: LatencyHistogram,
     delivered: u64,
     ignored: u64,
     capture_error: Option<io::Error>,
@@ -137,7 +139,7 @@ pub fn spawn(
                 heap: BinaryHeap::new(),
                 n: 0,
                 events: vec![Vec::new(); flows],
-                lateness: Vec::new(),
+                lateness: LatencyHistogram::default(),
                 delivered: 0,
                 ignored: 0,
                 capture_error: None,
@@ -148,7 +150,7 @@ pub fn spawn(
                 drops: e.s.paths.drops,
                 links: e.s.paths.link_reports(),
                 events: e.events,
-                lateness: Lateness::from_ns(e.lateness),
+                lateness: Lateness::from_histogram(&e.lateness),
                 sched_fifo: fifo,
                 delivered: e.delivered,
                 ignored: e.ignored,
@@ -290,7 +292,7 @@ impl Emulator {
             }
             let dst = if p.dir == FORWARD { 1 } else { 0 };
             let t = self.s.clock.now();
-            self.lateness.push(t.saturating_sub(p.at));
+            self.lateness.add(t.saturating_sub(p.at));
             match self.s.tuns[dst].write(&p.buf) {
                 Ok(_) => {}
                 // A full backlog drops the packet, as a NIC would.

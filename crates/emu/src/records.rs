@@ -9,7 +9,9 @@
 //!   delivered into the receiver's host (`Arrived`: transport latency), and ACKs delivered
 //!   into the sender's host (`Acked`).
 //!
-//! The logs are merged in time order (at one instant: write, send, arrival, delivery, ACK).
+//! The logs are merged in time order as streams (at one instant: write, send, arrival,
+//! delivery, ACK), and complete writes are folded into exact histograms, so building adds
+//! nothing per packet or per write to what the logs hold.
 //! Sequence numbers are unwrapped from the data sender's SYN. Which mechanism sent a
 //! retransmission is invisible on the wire; like `thinlab analyze` it is classified by its
 //! timing against the ACK stream with [`thinlab_trace::attribution::Attributor`] (fast, early,
@@ -42,31 +44,44 @@ enum Item<'a> {
     Read(u64, u64),
 }
 
-impl Item<'_> {
-    /// Order among items at the same instant.
-    fn rank(&self) -> u8 {
-        match self {
-            Item::Write(..) => 0,
-            Item::Packet(p) if p.out => 1,
-            Item::Packet(_) => 2,
-            Item::Read(..) => 3,
-        }
-    }
-}
-
 /// Builds the records of a flow whose data sender is host `sender` (0 client, 1 server).
+///
+/// The logs are merged as streams (each is in time order: the application's writes, its
+/// reads, and the emulator's packets, taken apart into outgoing and incoming ones), so nothing
+/// per packet is added to what the logs hold; the recorder folds complete writes into exact
+/// histograms (`FlowRecorder::compacting`). At one instant the order is write, outgoing
+/// packet, incoming packet, read, each source in its own order (as a stable sort by
+/// `(time, rank)` would give).
 pub fn build(logs: &AppLogs, events: &[PktEvent], sender: u8) -> FlowRecords {
-    let mut items: Vec<(u64, Item)> = Vec::with_capacity(logs.writes.len() + events.len());
-    items.extend(logs.writes.iter().map(|&(t, s, e)| (t, Item::Write(s, e))));
-    items.extend(logs.reads.iter().map(|&(t, s, e)| (t, Item::Read(s, e))));
-    items.extend(events.iter().map(|p| (p.t, Item::Packet(p))));
-    items.sort_by_key(|(t, i)| (*t, i.rank()));
-    let mut rec = FlowRecorder::new();
+    let mut rec = FlowRecorder::compacting();
     if let Some(c) = logs.connect {
         rec.on_connect(Instant::from_nanos(c));
     }
     let mut w = Wire::default();
-    for (t, item) in items {
+    let mut sources: [Box<dyn Iterator<Item = (u64, Item)>>; 4] = [
+        sorted(logs.writes.iter().map(|&(t, s, e)| (t, Item::Write(s, e)))),
+        sorted(
+            events
+                .iter()
+                .filter(|p| p.out)
+                .map(|p| (p.t, Item::Packet(p))),
+        ),
+        sorted(
+            events
+                .iter()
+                .filter(|p| !p.out)
+                .map(|p| (p.t, Item::Packet(p))),
+        ),
+        sorted(logs.reads.iter().map(|&(t, s, e)| (t, Item::Read(s, e)))),
+    ];
+    let mut heads: Vec<Option<(u64, Item)>> = sources.iter_mut().map(|s| s.next()).collect();
+    // the source whose head comes first: earliest time, then lowest rank (= source index)
+    while let Some(i) = (0..heads.len())
+        .filter(|&i| heads[i].is_some())
+        .min_by_key(|&i| heads[i].as_ref().map(|h| h.0))
+    {
+        let (t, item) = heads[i].take().expect("chosen source has a head");
+        heads[i] = sources[i].next();
         let at = Instant::from_nanos(t);
         match item {
             Item::Write(s, e) => rec.on_write(at, s, e),
@@ -82,6 +97,24 @@ pub fn build(logs: &AppLogs, events: &[PktEvent], sender: u8) -> FlowRecords {
         rec.on_close();
     }
     rec.finish()
+}
+
+/// `items` in time order: as they come when already sorted (the logs are), else sorted (a
+/// stable sort, which keeps the order of equal times).
+fn sorted<'a>(
+    items: impl Iterator<Item = (u64, Item<'a>)> + Clone + 'a,
+) -> Box<dyn Iterator<Item = (u64, Item<'a>)> + 'a> {
+    let mut last = 0;
+    if items
+        .clone()
+        .all(|(t, _)| std::mem::replace(&mut last, t) <= t)
+    {
+        Box::new(items)
+    } else {
+        let mut v: Vec<_> = items.collect();
+        v.sort_by_key(|(t, _)| *t);
+        Box::new(v.into_iter())
+    }
 }
 
 /// Sequence-space state of the data direction.
@@ -242,5 +275,72 @@ mod tests {
         assert_eq!(r.packets.retrans_rto, 1);
         assert_eq!(r.packets.rto_events, 1);
         assert_eq!(r.bytes_delivered, 200);
+    }
+
+    /// The stream merge gives the records the stable sort by (time, rank) gave, on a long
+    /// flow with ties between writes, sends, arrivals, ACKs and reads at one instant.
+    #[test]
+    fn stream_merge_equals_the_sorted_merge() {
+        let isn = 1000;
+        let s = isn + 1;
+        let (mut writes, mut reads, mut events) = (Vec::new(), Vec::new(), Vec::new());
+        events.push(ev(1, 0, true, isn, 0, 0x02, 0));
+        for i in 0..500u32 {
+            let t = 10 + u64::from(i) * 10;
+            let (a, b) = (u64::from(i) * 100, u64::from(i + 1) * 100);
+            writes.push((t * MS, a, b));
+            events.push(ev(t, 0, true, s + i * 100, 0, 0x18, 100)); // sent at the write's instant
+            let arrive = if i % 7 == 3 { t + 10 } else { t + 5 }; // ties with the next write
+            events.push(ev(arrive, 1, false, s + i * 100, 0, 0x18, 100));
+            events.push(ev(arrive + 5, 0, false, 0, s + (i + 1) * 100, 0x10, 0));
+            reads.push((arrive * MS, a, b));
+        }
+        events.sort_by_key(|e| e.t); // the emulator's log is in time order
+        let logs = AppLogs {
+            connect: Some(0),
+            writes,
+            reads,
+            finite: false,
+        };
+        let merged = build(&logs, &events, 0);
+        // the former way: every item in one vector, stable-sorted by (time, rank)
+        let rank = |i: &Item| match i {
+            Item::Write(..) => 0,
+            Item::Packet(p) if p.out => 1,
+            Item::Packet(_) => 2,
+            Item::Read(..) => 3,
+        };
+        let mut items: Vec<(u64, Item)> = Vec::new();
+        items.extend(logs.writes.iter().map(|&(t, s, e)| (t, Item::Write(s, e))));
+        items.extend(logs.reads.iter().map(|&(t, s, e)| (t, Item::Read(s, e))));
+        items.extend(events.iter().map(|p| (p.t, Item::Packet(p))));
+        items.sort_by_key(|(t, i)| (*t, rank(i)));
+        let mut rec = FlowRecorder::new();
+        rec.on_connect(Instant::ZERO);
+        let mut w = Wire::default();
+        for (t, item) in items {
+            let at = Instant::from_nanos(t);
+            match item {
+                Item::Write(s, e) => rec.on_write(at, s, e),
+                Item::Read(s, e) => rec.on_receiver_event(&Event::Delivered {
+                    at,
+                    start: s,
+                    end: e,
+                }),
+                Item::Packet(p) => w.packet(&mut rec, at, p, 0),
+            }
+        }
+        let sorted = rec.finish();
+        assert!(
+            merged.retired.count > 400,
+            "compacted: {}",
+            merged.retired.count
+        );
+        let d = Duration::from_secs(10);
+        assert_eq!(
+            thinlab_trace::flow_metrics(&merged, d),
+            thinlab_trace::flow_metrics(&sorted, d)
+        );
+        assert_eq!(merged.packets, sorted.packets);
     }
 }

@@ -2,6 +2,7 @@
 //! with the arrival time the path model computed, summarised as nearest-rank percentiles.
 
 use serde::Serialize;
+use thinlab_trace::histogram::LatencyHistogram;
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Lateness {
@@ -16,25 +17,50 @@ pub struct Lateness {
 }
 
 impl Lateness {
-    pub fn from_ns(mut ns: Vec<u64>) -> Lateness {
-        ns.sort_unstable();
-        let n = ns.len();
+    /// From every delivery's lateness, ns.
+    pub fn from_ns(ns: Vec<u64>) -> Lateness {
+        let mut h = LatencyHistogram::default();
+        for x in ns {
+            h.add(x);
+        }
+        Lateness::from_histogram(&h)
+    }
+
+    /// From the exact histogram of the deliveries' lateness (ns): the statistics of the
+    /// samples (nearest rank, the mean summed in ascending order), in memory that does not grow
+    /// with the number of deliveries.
+    pub fn from_histogram(h: &LatencyHistogram) -> Lateness {
+        let n = h.len();
         let us = |x: u64| x as f64 / 1e3;
-        let rank = |num: usize, den: usize| -> Option<f64> {
+        let rank = |num: u64, den: u64| -> Option<f64> {
             if n == 0 {
                 return None;
             }
             let k = (n * num).div_ceil(den).clamp(1, n);
-            Some(us(ns[k - 1]))
+            let mut seen = 0;
+            h.runs_ns()
+                .find(|&(_, c)| {
+                    seen += c;
+                    seen >= k
+                })
+                .map(|(x, _)| us(x))
+        };
+        let expanded = || {
+            h.runs_ns()
+                .flat_map(|(x, c)| std::iter::repeat_n(x, c as usize))
         };
         Lateness {
-            count: n as u64,
-            mean_us: (n > 0).then(|| ns.iter().map(|&x| x as f64).sum::<f64>() / n as f64 / 1e3),
+            count: n,
+            mean_us: (n > 0).then(|| expanded().map(|x| x as f64).sum::<f64>() / n as f64 / 1e3),
             p50_us: rank(50, 100),
             p99_us: rank(99, 100),
             p999_us: rank(999, 1000),
-            max_us: ns.last().map(|&x| us(x)),
-            over_1ms: ns.iter().filter(|&&x| x > 1_000_000).count() as u64,
+            max_us: h.runs_ns().last().map(|(x, _)| us(x)),
+            over_1ms: h
+                .runs_ns()
+                .filter(|&(x, _)| x > 1_000_000)
+                .map(|(_, c)| c)
+                .sum(),
         }
     }
 }

@@ -44,6 +44,11 @@ impl LatencyHistogram {
         self.counts.len()
     }
 
+    /// `(latency in ns, count)`, ascending.
+    pub fn runs_ns(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.counts.iter().map(|(&ns, &n)| (ns, n))
+    }
+
     /// `(latency in ms, count)`, ascending.
     pub fn runs_ms(&self) -> impl Iterator<Item = (f64, u64)> + '_ {
         self.counts.iter().map(|(&ns, &n)| (ns_to_ms(ns), n))
