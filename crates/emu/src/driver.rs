@@ -322,7 +322,9 @@ pub fn run(
             reads: rcv.spans,
             finite: f.app.is_finite(),
         };
-        let mut rec = records::build(&logs, &report.events[i], sender_side(f) as u8);
+        let log = &report.events[i];
+        log.check().map_err(|e| EmuError::Emulator(e.to_string()))?;
+        let mut rec = records::build(&logs, || log.iter(), sender_side(f) as u8);
         if let Some(t) = &snd.report.thinlab {
             // The endpoint knows why it retransmitted: exact counts instead of the wire's guess.
             let p = &mut rec.packets;

@@ -14,6 +14,7 @@
 use crate::capture::FlowPcaps;
 use crate::error::EmuError;
 use crate::packet::{flow_of, parse, TcpHeader};
+use crate::packet_log::{PacketLog, SpilledLog};
 use crate::stats::Lateness;
 use crate::sys::Clock;
 use crate::tun::Tun;
@@ -60,7 +61,7 @@ pub struct Setup {
 /// What the emulator leaves after a run.
 pub struct Report {
     /// Per flow, every packet read from or written to a TUN device, in time order.
-    pub events: Vec<Vec<PktEvent>>,
+    pub events: Vec<SpilledLog>,
     pub lateness: Lateness,
     /// `Ok(priority)` if the thread ran under SCHED_FIFO, else why not.
     pub sched_fifo: Result<i32, String>,
@@ -110,7 +111,9 @@ struct Emulator {
     s: Setup,
     heap: BinaryHeap<Pending>,
     n: u64,
-    events: Vec<Vec<PktEvent>>,
+    events: Vec<PacketLog>,
+    /// The first error writing the packet log (the run's records cannot be built).
+    log_error: Option<io::Error>,
     /// Every delivery's lateness, ns: an exact histogram (memory independent of run length).
     lateness: LatencyHistogram,
     delivered: u64,
@@ -138,7 +141,11 @@ pub fn spawn(
                 s,
                 heap: BinaryHeap::new(),
                 n: 0,
-                events: vec![Vec::new(); flows],
+                events: (0..flows)
+                    .map(|_| PacketLog::new())
+                    .collect::<io::Result<_>>()
+                    .map_err(|e| EmuError::Emulator(format!("creating the packet log: {e}")))?,
+                log_error: None,
                 lateness: LatencyHistogram::default(),
                 delivered: 0,
                 ignored: 0,
@@ -149,7 +156,13 @@ pub fn spawn(
                 flow_drops: (0..flows).map(|f| e.s.paths.flow_drops(f)).collect(),
                 drops: e.s.paths.drops,
                 links: e.s.paths.link_reports(),
-                events: e.events,
+                events: e
+                    .events
+                    .into_iter()
+                    .map(PacketLog::finish)
+                    .collect::<io::Result<_>>()
+                    .and_then(|logs| e.log_error.map_or(Ok(logs), Err))
+                    .map_err(|err| EmuError::Emulator(format!("writing the packet log: {err}")))?,
                 lateness: Lateness::from_histogram(&e.lateness),
                 sched_fifo: fifo,
                 delivered: e.delivered,
@@ -236,6 +249,13 @@ impl Emulator {
         }
     }
 
+    /// Append to flow `flow`'s packet log (the first write error is kept for the report).
+    fn log(&mut self, flow: usize, e: PktEvent) {
+        if let Err(err) = self.events[flow].push(&e) {
+            self.log_error.get_or_insert(err);
+        }
+    }
+
     /// A packet read from host `side`'s TUN at `t`.
     fn ingress(&mut self, side: usize, t: u64, pkt: &[u8]) {
         let flows = self.events.len();
@@ -244,12 +264,15 @@ impl Emulator {
             self.ignored += 1;
             return;
         };
-        self.events[flow].push(PktEvent {
-            t,
-            side: side as u8,
-            out: true,
-            h,
-        });
+        self.log(
+            flow,
+            PktEvent {
+                t,
+                side: side as u8,
+                out: true,
+                h,
+            },
+        );
         self.capture(flow, side, t, pkt);
         let dir = if side == 0 { FORWARD } else { REVERSE };
         let len = h.ip_len + ETHERNET_BYTES;
@@ -306,12 +329,15 @@ impl Emulator {
                 }
             }
             self.delivered += 1;
-            self.events[p.flow].push(PktEvent {
-                t,
-                side: dst as u8,
-                out: false,
-                h: p.h,
-            });
+            self.log(
+                p.flow,
+                PktEvent {
+                    t,
+                    side: dst as u8,
+                    out: false,
+                    h: p.h,
+                },
+            );
             self.capture(p.flow, dst, t, &p.buf);
         }
         Ok(())

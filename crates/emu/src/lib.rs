@@ -12,7 +12,8 @@
 //! - [`tun`]: TUN devices and their addresses; [`packet`]: the header fields the emulator reads;
 //! - [`emulator`]: the forwarding thread and its timing; [`stats`]: its lateness;
 //! - [`kernel_app`]: the applications on kernel sockets (the simulator's traffic sources);
-//! - [`records`]: the logs merged into the same delivery records as the simulator's;
+//! - [`records`]: the logs merged into the same delivery records as the simulator's
+//!   ([`packet_log`]: the emulator's packet log, spilled to a temporary file);
 //! - [`support`]: which scenario keys map onto kernel settings; [`tcp_info`]: what the kernel
 //!   reports; [`capture`]: pcap files at both ends; [`driver`]: one run, setup to teardown,
 //!   returning a [`report`];
@@ -25,6 +26,7 @@ pub mod error;
 pub mod kernel_app;
 pub mod netns;
 pub mod packet;
+pub mod packet_log;
 pub mod records;
 pub mod report;
 pub mod signal;

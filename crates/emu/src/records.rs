@@ -38,9 +38,9 @@ pub struct AppLogs {
     pub finite: bool,
 }
 
-enum Item<'a> {
+enum Item {
     Write(u64, u64),
-    Packet(&'a PktEvent),
+    Packet(PktEvent),
     Read(u64, u64),
 }
 
@@ -52,26 +52,20 @@ enum Item<'a> {
 /// histograms (`FlowRecorder::compacting`). At one instant the order is write, outgoing
 /// packet, incoming packet, read, each source in its own order (as a stable sort by
 /// `(time, rank)` would give).
-pub fn build(logs: &AppLogs, events: &[PktEvent], sender: u8) -> FlowRecords {
+pub fn build<'e, I>(logs: &'e AppLogs, events: impl Fn() -> I, sender: u8) -> FlowRecords
+where
+    I: Iterator<Item = PktEvent> + 'e,
+{
     let mut rec = FlowRecorder::compacting();
     if let Some(c) = logs.connect {
         rec.on_connect(Instant::from_nanos(c));
     }
     let mut w = Wire::default();
-    let mut sources: [Box<dyn Iterator<Item = (u64, Item)>>; 4] = [
+    // the emulator's log is in time order (it stamps each packet with its monotonic clock)
+    let mut sources: [Box<dyn Iterator<Item = (u64, Item)> + 'e>; 4] = [
         sorted(logs.writes.iter().map(|&(t, s, e)| (t, Item::Write(s, e)))),
-        sorted(
-            events
-                .iter()
-                .filter(|p| p.out)
-                .map(|p| (p.t, Item::Packet(p))),
-        ),
-        sorted(
-            events
-                .iter()
-                .filter(|p| !p.out)
-                .map(|p| (p.t, Item::Packet(p))),
-        ),
+        Box::new(events().filter(|p| p.out).map(|p| (p.t, Item::Packet(p)))),
+        Box::new(events().filter(|p| !p.out).map(|p| (p.t, Item::Packet(p)))),
         sorted(logs.reads.iter().map(|&(t, s, e)| (t, Item::Read(s, e)))),
     ];
     let mut heads: Vec<Option<(u64, Item)>> = sources.iter_mut().map(|s| s.next()).collect();
@@ -90,7 +84,7 @@ pub fn build(logs: &AppLogs, events: &[PktEvent], sender: u8) -> FlowRecords {
                 start: s,
                 end: e,
             }),
-            Item::Packet(p) => w.packet(&mut rec, at, p, sender),
+            Item::Packet(p) => w.packet(&mut rec, at, &p, sender),
         }
     }
     if logs.finite {
@@ -102,8 +96,8 @@ pub fn build(logs: &AppLogs, events: &[PktEvent], sender: u8) -> FlowRecords {
 /// `items` in time order: as they come when already sorted (the logs are), else sorted (a
 /// stable sort, which keeps the order of equal times).
 fn sorted<'a>(
-    items: impl Iterator<Item = (u64, Item<'a>)> + Clone + 'a,
-) -> Box<dyn Iterator<Item = (u64, Item<'a>)> + 'a> {
+    items: impl Iterator<Item = (u64, Item)> + Clone + 'a,
+) -> Box<dyn Iterator<Item = (u64, Item)> + 'a> {
     let mut last = 0;
     if items
         .clone()
@@ -254,7 +248,7 @@ mod tests {
             reads: vec![(700 * MS, 0, 200)],
             finite: false,
         };
-        let events = vec![
+        let events = [
             ev(1, 0, true, isn, 0, 0x02, 0),
             ev(101, 0, true, s, 0, 0x18, 100), // lost
             ev(201, 0, true, s.wrapping_add(100), 0, 0x18, 100),
@@ -264,7 +258,7 @@ mod tests {
             ev(650, 1, false, s, 0, 0x18, 100),
             ev(701, 0, false, 0, s.wrapping_add(200), 0x10, 0),
         ];
-        let r = build(&logs, &events, 0);
+        let r = build(&logs, || events.iter().copied(), 0);
         assert_eq!(r.writes.len(), 2);
         assert_eq!(r.writes[0].app, at(700));
         assert_eq!(r.writes[0].transport, at(650));
@@ -302,7 +296,7 @@ mod tests {
             reads,
             finite: false,
         };
-        let merged = build(&logs, &events, 0);
+        let merged = build(&logs, || events.iter().copied(), 0);
         // the former way: every item in one vector, stable-sorted by (time, rank)
         let rank = |i: &Item| match i {
             Item::Write(..) => 0,
@@ -313,7 +307,7 @@ mod tests {
         let mut items: Vec<(u64, Item)> = Vec::new();
         items.extend(logs.writes.iter().map(|&(t, s, e)| (t, Item::Write(s, e))));
         items.extend(logs.reads.iter().map(|&(t, s, e)| (t, Item::Read(s, e))));
-        items.extend(events.iter().map(|p| (p.t, Item::Packet(p))));
+        items.extend(events.iter().map(|p| (p.t, Item::Packet(*p))));
         items.sort_by_key(|(t, i)| (*t, rank(i)));
         let mut rec = FlowRecorder::new();
         rec.on_connect(Instant::ZERO);
@@ -327,7 +321,7 @@ mod tests {
                     start: s,
                     end: e,
                 }),
-                Item::Packet(p) => w.packet(&mut rec, at, p, 0),
+                Item::Packet(p) => w.packet(&mut rec, at, &p, 0),
             }
         }
         let sorted = rec.finish();
