@@ -1,9 +1,11 @@
 //! `thinlab run --capture` then `thinlab analyze`: the round trip through the binary, the
 //! summary's contract ("latency_origin": "first-send", capture stats), and bad input.
 
+mod common;
+use common::{json, thinlab};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 const SCENARIO: &str = r#"
 name = "cap"
@@ -19,18 +21,6 @@ rate = 0.05
 name = "game"
 app = { kind = "fixed", payload_bytes = 120, interval = "140ms" }
 "#;
-
-fn thinlab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thinlab"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("running thinlab")
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
 
 fn simulate(dir: &Path) {
     std::fs::write(dir.join("s.toml"), SCENARIO).unwrap();

@@ -2,9 +2,11 @@
 //! captures swapped or unrelated, input that is no capture, checksum offload, and the
 //! attribution of retransmissions checked against the simulator's own counts (the truth).
 
+mod common;
+use common::{json, ok, thinlab};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 const SCENARIO: &str = r#"
 name = "cap"
@@ -22,22 +24,6 @@ app = { kind = "fixed", payload_bytes = 120, interval = "140ms" }
 [sweep]
 "flow.0.tcp.profile" = ["linux-2.6.22", "linux"]
 "#;
-
-fn thinlab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thinlab"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("running thinlab")
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn ok(o: &Output) {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
 
 fn bad(o: &Output, needle: &str) {
     let err = String::from_utf8_lossy(&o.stderr);

@@ -1,9 +1,11 @@
 //! End-to-end tests of the `thinlab` binary: result files and metric names, `--set`, sweep
 //! expansion, and exit code 2 with a message naming the key for every class of bad input.
 
+mod common;
+use common::thinlab;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 const BASE: &str = r#"
 name = "small"
@@ -59,14 +61,6 @@ const METRICS: [&str; 23] = [
     "goodput_bps",
     "completion_time_ms",
 ];
-
-fn thinlab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thinlab"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("run thinlab")
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     std::fs::write(dir.join(name), text).unwrap();

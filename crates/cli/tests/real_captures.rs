@@ -3,9 +3,10 @@
 //! counters say, finds the one clock the two captures share, refuses captures that do not
 //! belong together, and `whatif` replays them.
 
+mod common;
+use common::{json, ok, thinlab};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 fn data(name: &str) -> String {
     let p: PathBuf = [
@@ -19,22 +20,6 @@ fn data(name: &str) -> String {
     .iter()
     .collect();
     p.to_string_lossy().into_owned()
-}
-
-fn thinlab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thinlab"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("running thinlab")
-}
-
-fn ok(o: &Output) {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 fn analyze(d: &Path, stem: &str) -> Value {

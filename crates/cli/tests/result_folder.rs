@@ -2,9 +2,9 @@
 //! `--force` rule for folders holding something else, stale files removed on a rerun, and
 //! Ctrl-C writing what is complete (exit 130, `"complete": false`).
 
-use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+mod common;
+use common::{json, thinlab};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const SCENARIO: &str = r#"
@@ -22,18 +22,6 @@ app = { kind = "fixed", payload_bytes = 100, interval = "100ms" }
 [sweep]
 "network.loss.rate" = [0.0, 0.01]
 "#;
-
-fn thinlab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thinlab"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("run thinlab")
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
 
 #[test]
 fn a_result_folder_holds_its_resolved_scenario_and_how_it_was_made() {

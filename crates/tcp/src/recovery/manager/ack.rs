@@ -87,3 +87,14 @@ impl AckInfo {
         })
     }
 }
+
+impl AckInfo {
+    /// The SACK blocks lying within `[lo, hi]` (sequence space): those of outstanding data.
+    pub fn blocks_within(&self, lo: u64, hi: u64) -> ArrayVec<(u64, u64), 4> {
+        self.sack_blocks
+            .iter()
+            .copied()
+            .filter(|&(l, r)| lo <= l && r <= hi)
+            .collect()
+    }
+}

@@ -64,7 +64,6 @@ use crate::send_queue::{AckedSummary, SendQueue};
 use crate::stats::Stats;
 use crate::time::Instant;
 use crate::timers::{TimerKind, Timers};
-use arrayvec::ArrayVec;
 use std::collections::VecDeque;
 use std::time::Duration;
 
@@ -202,12 +201,7 @@ impl LossRecovery {
         if c.sack && !ack.sack_blocks.is_empty() {
             self.dsack_on_blocks(c, &ack.sack_blocks, ack.ack.max(0) as u64);
             let (lo, hi) = (c.snd.una_seq(), c.snd.nxt_seq());
-            let blocks: ArrayVec<(u64, u64), 4> = ack
-                .sack_blocks
-                .iter()
-                .copied()
-                .filter(|&(l, r)| lo <= l && r <= hi)
-                .collect();
+            let blocks = ack.blocks_within(lo, hi);
             sack::apply_blocks(c.snd, &blocks);
         }
         // 4. RTT

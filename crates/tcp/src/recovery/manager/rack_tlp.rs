@@ -91,12 +91,7 @@ impl LossRecovery {
         }
         self.rack_tlp.rack.advanced = false;
         let (lo, hi) = (c.snd.una_seq(), c.snd.nxt_seq());
-        let blocks: ArrayVec<(u64, u64), 4> = ack
-            .sack_blocks
-            .iter()
-            .copied()
-            .filter(|&(l, r)| lo <= l && r <= hi)
-            .collect();
+        let blocks = ack.blocks_within(lo, hi);
         let cum_ack = ack.ack.max(0) as u64;
         let limit = blocks.iter().map(|b| b.1).max().unwrap_or(0).max(cum_ack);
         let min_rtt = c.rtt.min_rtt();
