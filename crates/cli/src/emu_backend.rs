@@ -127,6 +127,7 @@ pub fn run(args: &RunArgs, mut doc: toml::Value, sets: &[(String, toml::Value)])
     for c in &configs {
         thinlab_emu::support::check_doc(&c.apply(&base)?, &thinlab_flows).map_err(emu_error)?;
     }
+    let resolved = toml::to_string(&doc).context("writing the resolved scenario as TOML")?;
     let prepared = prepare(doc, &fixed, &origin)?;
     for s in &prepared.scenarios {
         thinlab_emu::support::resolve(s, &thinlab_flows).map_err(emu_error)?;
@@ -198,12 +199,14 @@ pub fn run(args: &RunArgs, mut doc: toml::Value, sets: &[(String, toml::Value)])
             complete: failure.is_none() && runs.len() == jobs.len(),
         };
         results.write(&out)?;
+        // no per-write series: an emulated run cannot be repeated exactly
+        let problems = crate::health::problems(&results);
+        crate::report_html::write_run(&out, &results, &problems, &resolved, None)?;
         let emu_json = json!({ "scenario": prepared.name, "backend": "emu", "runs": reports });
         let path = out.join("emu.json");
         std::fs::write(&path, serde_json::to_string_pretty(&emu_json)? + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
         if !args.quiet && failure.is_none() {
-            let problems = crate::health::problems(&results);
             print!("{}", crate::table::render(&results, &problems));
         }
     }
