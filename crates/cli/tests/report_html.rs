@@ -128,6 +128,7 @@ fn report_renders_in_headless_chromium_without_errors() {
         "script errors: {errors}"
     );
     // both configurations are in the summary table and the legends
+    assert!(dom.contains("time-sequence graph around the worst write"));
     for label in ["flow.0.tcp.mechanisms=[]", "flow.0.tcp.mechanisms=[rdb]"] {
         assert!(dom.contains(label), "{label} missing");
     }

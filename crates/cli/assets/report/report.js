@@ -200,6 +200,39 @@
       series: [{ label: 'write' }, { label: s.label, stroke: colour(D.layout.configs[s.config].colour), width: 1, points: { show: s.points.length < 60 } }]
     }, data, box);
     charts.push({ u: u, colours: [] });
+    if (s.sequence) sequenceChart(parent, s.sequence);
+  }
+
+  // Time-sequence graph (as tcptrace draws one) around the worst write: every write, send by
+  // cause, arrival, delivery and cumulative ACK of the flow in the window, as points.
+  function sequenceChart(parent, q) {
+    add(parent, 'p', { class: 'note', text: 'Around the worst write (written at ' + fmt(q.write_ms) + ' ms, delivered ' +
+      fmt(q.latency_ms) + ' ms later, ending at byte ' + q.end + '): the same run again, ' + fmt(q.from_ms) + ' to ' +
+      fmt(q.to_ms) + ' ms. Each point is the end offset of a write, a segment sent (by cause), its arrival, the in-order delivery or the cumulative ACK.' });
+    var xs = [];
+    q.points.forEach(function (p) { xs.push(p[1]); });
+    xs.sort(function (a, b) { return a - b; });
+    var ux = [];
+    xs.forEach(function (x) { if (!ux.length || ux[ux.length - 1] !== x) ux.push(x); });
+    if (!ux.length) return;
+    var index = {};
+    ux.forEach(function (x, i) { index[x] = i; });
+    var ys = q.categories.map(function () { return new Array(ux.length).fill(null); });
+    q.points.forEach(function (p) {
+      var row = ys[p[0]], i = index[p[1]];
+      row[i] = row[i] == null ? p[2] : Math.max(row[i], p[2]);
+    });
+    var box = add(parent, 'div', {});
+    var u = new uPlot({
+      title: 'time-sequence graph around the worst write', width: width(1), height: 360,
+      scales: { x: { time: false } },
+      axes: [{ label: 'time (ms)' }, { label: 'stream offset (bytes)', size: 80 }],
+      series: [{ label: 'ms' }].concat(q.categories.map(function (c, i) {
+        return { label: c, stroke: colour(i), fill: colour(i), paths: function () { return null; },
+          points: { show: true, size: 6, stroke: colour(i), fill: colour(i) } };
+      }))
+    }, [ux].concat(ys), box);
+    charts.push({ u: u, colours: [] });
   }
 
   function section(title, note) {

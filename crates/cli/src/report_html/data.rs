@@ -7,8 +7,12 @@ use super::layout::{layout, Layout};
 use crate::health::Problem;
 use crate::output::Results;
 use serde::Serialize;
+use std::time::Duration;
+use thinlab_tcp::{Event, Instant, SendKind};
 use thinlab_trace::histogram::merged_runs;
-use thinlab_trace::metrics::{latency_cdf_runs, write_latency_ms, Milestone, Origin};
+use thinlab_trace::metrics::{
+    latency_cdf_runs, write_latency_ms, write_latency_ns, Milestone, Origin,
+};
 
 /// CDF points per line, as in `latency_cdf.csv`.
 const CDF_POINTS: usize = 400;
@@ -62,6 +66,8 @@ pub struct WriteSeries {
     pub repetition: u32,
     pub seed: u64,
     pub writes: usize,
+    /// The time-sequence graph around the worst write.
+    pub sequence: Option<Sequence>,
     /// Each point is the maximum over this many consecutive writes.
     pub bucket: usize,
     /// `[index of the bucket's first write, its maximum latency ms]`.
@@ -95,24 +101,115 @@ pub fn cdf_counts(runs: &[(f64, u64)]) -> Vec<(f64, u64)> {
         .collect()
 }
 
-/// Application latency (ms) of the delivered writes of one run of `scenario` with `seed`,
-/// in write order (the run is repeated, keeping its write records; it is deterministic).
-pub type Rerun<'a> = &'a dyn Fn(usize, u64, usize) -> Option<Vec<f64>>;
+/// Application latency (ms) of the delivered writes of one run of configuration `config` with
+/// `seed`, flow `flow`, in write order, and the sequence diagram around its worst write (the
+/// run is repeated, keeping its write records and then its events; it is deterministic).
+pub type Rerun<'a> = &'a dyn Fn(usize, u64, usize) -> Option<(Vec<f64>, Option<Sequence>)>;
+
+/// What happened around one write: every write, transmission (by cause), arrival, in-order
+/// delivery and cumulative ACK of the flow in a window of simulated time, as
+/// `(category, time ms, stream offset of its end)`: a time-sequence graph (tcptrace's).
+#[derive(Serialize)]
+pub struct Sequence {
+    pub from_ms: f64,
+    pub to_ms: f64,
+    /// The worst write: write time, latency, its end offset.
+    pub write_ms: f64,
+    pub latency_ms: f64,
+    pub end: u64,
+    pub categories: Vec<&'static str>,
+    pub points: Vec<(usize, f64, u64)>,
+}
+
+/// Categories of the sequence diagram, in drawing order.
+const CATEGORIES: [&str; 10] = [
+    "write",
+    "sent: new data",
+    "sent: RDB bundle",
+    "retransmission: fast / RACK",
+    "retransmission: early",
+    "retransmission: TLP probe",
+    "retransmission: RTO",
+    "arrived at the receiver",
+    "delivered to the application",
+    "acknowledged (snd.una)",
+];
+/// Most points of a sequence diagram.
+const SEQUENCE_POINTS: usize = 6000;
+
+fn category(at_sender: bool, ev: &Event) -> Option<(usize, Instant, u64)> {
+    Some(match *ev {
+        Event::Sent {
+            at,
+            start,
+            end,
+            kind,
+            ..
+        } if at_sender && end > start => {
+            let c = match kind {
+                SendKind::New | SendKind::TlpNewData => 1,
+                SendKind::Rdb => 2,
+                SendKind::FastRetransmit | SendKind::RackRetransmit => 3,
+                SendKind::Early | SendKind::EarlyThreshold => 4,
+                SendKind::Tlp => 5,
+                SendKind::Rto => 6,
+                _ => return None,
+            };
+            (c, at, end)
+        }
+        Event::Arrived { at, end, .. } if !at_sender => (7, at, end),
+        Event::Delivered { at, end, .. } if !at_sender => (8, at, end),
+        Event::Acked { at, una } if at_sender => (9, at, una),
+        _ => return None,
+    })
+}
 
 /// The simulator's rerun of configuration `config`, repetition seed `seed`, flow `flow`.
 pub fn sim_rerun(
     scenarios: &[thinlab_sim::Scenario],
-) -> impl Fn(usize, u64, usize) -> Option<Vec<f64>> + '_ {
+) -> impl Fn(usize, u64, usize) -> Option<(Vec<f64>, Option<Sequence>)> + '_ {
     move |config, seed, flow| {
-        let r = thinlab_sim::run_keeping_writes(scenarios.get(config)?, seed);
-        let f = r.flows.get(flow)?;
-        Some(
-            f.records
-                .writes
+        let s = scenarios.get(config)?;
+        let r = thinlab_sim::run_keeping_writes(s, seed);
+        let writes = &r.flows.get(flow)?.records.writes;
+        let lat = writes
+            .iter()
+            .filter_map(|w| write_latency_ms(w, Milestone::App, Origin::Write))
+            .collect();
+        let worst = writes
+            .iter()
+            .filter_map(|w| Some((w, write_latency_ns(w, Milestone::App, Origin::Write)?)))
+            .max_by_key(|&(_, l)| l);
+        let seq = worst.map(|(w, l)| {
+            let margin = Duration::from_millis(200);
+            let from = Duration::from_nanos(w.write_time.as_nanos()).saturating_sub(margin);
+            let to = Duration::from_nanos(w.write_time.as_nanos() + l) + margin;
+            let (_, events) = thinlab_sim::run_traced(s, seed, flow, from, to);
+            let ms = |t: Instant| r3(t.as_millis_f64());
+            let in_window = |t: Instant| (from..=to).contains(&Duration::from_nanos(t.as_nanos()));
+            let mut points: Vec<(usize, f64, u64)> = writes
                 .iter()
-                .filter_map(|w| write_latency_ms(w, Milestone::App, Origin::Write))
-                .collect(),
-        )
+                .filter(|x| in_window(x.write_time))
+                .map(|x| (0, ms(x.write_time), x.end))
+                .collect();
+            points.extend(
+                events
+                    .iter()
+                    .filter_map(|(s, e)| category(*s, e))
+                    .map(|(c, t, off)| (c, ms(t), off)),
+            );
+            points.truncate(SEQUENCE_POINTS);
+            Sequence {
+                from_ms: r3(from.as_secs_f64() * 1e3),
+                to_ms: r3(to.as_secs_f64() * 1e3),
+                write_ms: ms(w.write_time),
+                latency_ms: r3(l as f64 / 1e6),
+                end: w.end,
+                categories: CATEGORIES.to_vec(),
+                points,
+            }
+        });
+        Some((lat, seq))
     }
 }
 
@@ -168,7 +265,7 @@ pub fn build(
                 }
                 _ => None,
             };
-            if let Some((run, lat)) = lat {
+            if let Some((run, (lat, sequence))) = lat {
                 let (bucket, points) = bucket_max(&lat);
                 series.push(WriteSeries {
                     config: i,
@@ -177,6 +274,7 @@ pub fn build(
                     repetition: run.repetition,
                     seed: run.seed,
                     writes: lat.len(),
+                    sequence,
                     bucket,
                     points,
                 });

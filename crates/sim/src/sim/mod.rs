@@ -29,7 +29,7 @@ use crate::scenario::{Direction, Scenario};
 use net::{Net, FORWARD, REVERSE};
 use rand::Rng as _;
 use std::time::Duration;
-use thinlab_tcp::{Endpoint, EndpointError, Instant, State, Stats};
+use thinlab_tcp::{Endpoint, EndpointError, Event, Instant, State, Stats};
 use thinlab_trace::{FlowRecorder, FlowStatus};
 
 /// Zero bytes: the content of every application write.
@@ -66,6 +66,33 @@ pub fn run_keeping_writes(s: &Scenario, seed: u64) -> RunResult {
         fl.recorder = FlowRecorder::new().counting_rdb_repairs();
     }
     sim.run(&mut |_| {})
+}
+
+/// Like [`run_keeping_writes`], also returning the trace events of flow `flow`'s two endpoints
+/// (`true`: the data sender's) that happened between `from` and `to`: what a sequence diagram
+/// of that window draws.
+pub fn run_traced(
+    s: &Scenario,
+    seed: u64,
+    flow: usize,
+    from: Duration,
+    to: Duration,
+) -> (RunResult, Vec<(bool, Event)>) {
+    let mut sim = Sim::new(s, seed);
+    for fl in &mut sim.flows {
+        fl.recorder = FlowRecorder::new().counting_rdb_repairs();
+    }
+    let log = TraceLog::default();
+    if let Some(fl) = sim.flows.get_mut(flow) {
+        fl.trace = Some(Box::new(EventTrace {
+            from: from.as_nanos() as u64,
+            to: to.as_nanos() as u64,
+            events: log.clone(),
+        }));
+    }
+    let r = sim.run(&mut |_| {});
+    let events = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
+    (r, events)
 }
 
 /// Like [`run`], calling `on_progress` with the simulated time at most once per simulated second.
@@ -105,9 +132,23 @@ struct TimerSlot {
     spin_count: u32,
 }
 
+/// The endpoints' trace events of one flow within a window of simulated time, ns
+/// ([`run_traced`]).
+struct EventTrace {
+    from: u64,
+    to: u64,
+    /// (at the data sender, the event), shared with the caller of [`run_traced`]
+    events: TraceLog,
+}
+
+/// Where [`run_traced`] collects the events.
+type TraceLog = std::sync::Arc<std::sync::Mutex<Vec<(bool, Event)>>>;
+
 struct FlowSim {
     /// [client, server]
     eps: [Option<Endpoint>; 2],
+    /// Trace events kept for [`run_traced`] (`None`: the hot path pays one branch).
+    trace: Option<Box<EventTrace>>,
     timers: [TimerSlot; 2],
     source: Source,
     recorder: FlowRecorder,
@@ -154,6 +195,7 @@ impl<'a> Sim<'a> {
                 q.push(stop, EventKind::SourceStop { flow: i as u32 });
                 FlowSim {
                     eps: [None, None],
+                    trace: None,
                     timers: Default::default(),
                     source: Source::new(
                         f.app.clone(),
@@ -361,6 +403,7 @@ impl<'a> Sim<'a> {
             closed,
             source_started,
             established_at,
+            trace,
             ..
         } = fl;
         let Some(ep) = eps[side].as_mut() else { return };
@@ -427,6 +470,13 @@ impl<'a> Sim<'a> {
             net.send(now, f as u32, dir, seg, q);
         }
         while let Some(ev) = ep.poll_event() {
+            if let Some(tr) = trace.as_deref_mut() {
+                if (tr.from..=tr.to).contains(&now) {
+                    if let Ok(mut log) = tr.events.lock() {
+                        log.push((is_sender, ev.clone()));
+                    }
+                }
+            }
             if is_sender {
                 recorder.on_sender_event(&ev);
             } else {
