@@ -139,6 +139,11 @@ fn warn_stats(path: &Path, s: &CaptureStats) {
 }
 
 pub fn analyze(args: AnalyzeArgs) -> Result<()> {
+    analyze_listing(args).map(drop)
+}
+
+/// [`analyze`], returning the connections it listed (the Python API's per-write rows).
+pub fn analyze_listing(args: AnalyzeArgs) -> Result<Vec<ConnectionAnalysis>> {
     if let Some(sel) = &args.connection {
         check_selector(sel)?;
     }
@@ -289,7 +294,7 @@ pub fn analyze(args: AnalyzeArgs) -> Result<()> {
         let plural = if conns.len() == 1 { "" } else { "s" };
         println!("{} flow{plural}; results in {}", conns.len(), out.display());
     }
-    Ok(())
+    Ok(conns)
 }
 
 /// Connections listed in full in `summary.json`, `connections.csv` and the table.

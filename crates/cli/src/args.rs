@@ -186,4 +186,22 @@ pub struct RunArgs {
     /// the kernel's TCP; needs root) [default: the scenario's `backend`, else sim].
     #[arg(long, value_name = "sim|emu")]
     pub backend: Option<String>,
+    /// `parquet` also writes `runs.parquet` (typed columns) and `writes.parquet` (every
+    /// write's milestones; the simulator keeps them, so memory grows with the writes).
+    #[arg(long, value_enum, default_value_t = Format::Csv)]
+    pub format: Format,
+    /// Run the sweep's runs as tasks on a Ray cluster (`auto`: the one `ray start` made on this
+    /// machine, or one started for the command; else its address, e.g. `10.0.0.5:6379`). Needs
+    /// the Python package with Ray: `pip install ./python[ray]`.
+    #[arg(long, value_name = "ADDRESS", num_args = 0..=1, default_missing_value = "auto")]
+    pub ray: Option<String>,
+}
+
+/// Result file formats of `thinlab run`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// `summary.json`, `runs.csv`, `latency_cdf.csv`, plots, `report.html`.
+    Csv,
+    /// All of those, plus `runs.parquet` and `writes.parquet`.
+    Parquet,
 }

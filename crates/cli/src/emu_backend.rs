@@ -199,6 +199,9 @@ pub fn run(args: &RunArgs, mut doc: toml::Value, sets: &[(String, toml::Value)])
             complete: failure.is_none() && runs.len() == jobs.len(),
         };
         results.write(&out)?;
+        if args.format == crate::args::Format::Parquet {
+            crate::parquet_out::write_results(&out, &results, &resolved)?;
+        }
         // no per-write series: an emulated run cannot be repeated exactly
         let problems = crate::health::problems(&results);
         crate::report_html::write_run(&out, &results, &problems, &resolved, None)?;

@@ -46,8 +46,28 @@ impl fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
+/// A command run by another process (the Ray driver) failed with this exit code; it printed
+/// why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exit(pub u8);
+
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the Ray driver exited with code {} (its message is above)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for Exit {}
+
 /// The process exit code for an error.
 pub fn exit_code(err: &anyhow::Error) -> i32 {
+    if let Some(Exit(code)) = err.chain().find_map(|e| e.downcast_ref::<Exit>()) {
+        return i32::from(*code);
+    }
     if err.chain().any(|e| e.is::<Interrupted>()) {
         return i32::from(crate::interrupt::EXIT_CODE);
     }

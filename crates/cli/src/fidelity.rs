@@ -71,6 +71,8 @@ pub fn fidelity(a: FidelityArgs) -> Result<()> {
             strict: false,
             force: a.force,
             backend: Some(backend.into()),
+            format: crate::args::Format::Csv,
+            ray: None,
         })
         .with_context(|| format!("the {dir} side"))?;
     }

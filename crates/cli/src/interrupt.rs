@@ -28,3 +28,14 @@ pub fn install() {
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
+
+/// Asks that no new run start, as a first Ctrl-C does (the Python API, which has the
+/// interpreter's own Ctrl-C handling).
+pub fn request() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Forgets an earlier request: the Python API's next call starts clean.
+pub fn reset() {
+    INTERRUPTED.store(false, Ordering::SeqCst);
+}

@@ -1,44 +1,13 @@
 //! `thinlab`: runs scenarios in the simulator and writes results (docs/spec/interface.md).
-//!
-//! Modules: [`args`] (command line), [`analyze`] (the `analyze` command), [`paths`] (dotted-path
-//! `--set` overrides), [`sweep`] (`[sweep]` expansion), [`run`] (the `run` command), [`reproduce`]
-//! (the `reproduce` command: the published studies of docs/references.md), [`runner`] (parallel
-//! runs), [`progress`] (progress bar), [`output`] (result files), [`table`] (stdout summary),
-//! [`error`] (exit codes: 2 for bad input, 1 otherwise).
-
-mod analyze;
-mod args;
-mod capture_flows;
-mod compare;
-mod emu_backend;
-mod error;
-mod estimate;
-mod fidelity;
-mod folder;
-mod health;
-mod interrupt;
-mod memguard;
-mod output;
-mod paths;
-mod progress;
-mod report_html;
-mod reproduce;
-mod resources;
-mod run;
-mod runner;
-mod sweep;
-mod table;
-mod whatif;
-mod whatif_path;
-
-use thinlab_sim as sim;
+//! The commands live in the library ([`thinlab_cli`]); this file parses the command line.
 
 use clap::Parser;
+use std::process::ExitCode;
+use thinlab_cli::{analyze, args, compare, error, fidelity, memguard, reproduce, run, whatif};
 
 /// Large allocations are checked against the memory limits first ([`memguard`]).
 #[global_allocator]
 static ALLOC: memguard::Guarded = memguard::Guarded;
-use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();

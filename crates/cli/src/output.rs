@@ -19,12 +19,24 @@ use thinlab_trace::FlowMetrics;
 
 /// One line of the latency CDF: (configuration label, flow, legend label, the samples as
 /// ascending `(value, count)` runs).
-type CdfLine = (String, String, String, Vec<(f64, u64)>);
+pub type CdfLine = (String, String, String, Vec<(f64, u64)>);
 
 /// CDF points kept per line (the tail above p99 is kept exactly on top of these).
-const CDF_POINTS: usize = 400;
+pub const CDF_POINTS: usize = 400;
 /// Most lines drawn in one plot; with more, the plots are left out (the CSV has them all).
 pub const MAX_PLOT_SERIES: usize = 64;
+
+/// The columns of `runs.csv` between the swept keys and the metrics.
+pub const RUN_COLUMNS: [&str; 5] = ["repetition", "seed", "flow", "status", "status_reason"];
+
+/// The metrics' column names, in order ([`FlowMetrics::scalars`]).
+pub fn metric_names() -> Vec<String> {
+    FlowMetrics::default()
+        .scalars()
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect()
+}
 
 #[derive(Serialize)]
 struct Summary<'a> {
@@ -50,13 +62,16 @@ impl<T: Serialize> Serialize for Lazy<'_, T> {
 
 /// Writes `value` as pretty JSON and a newline into `path`, streaming.
 fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
-    use std::io::Write;
     let file = fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
     let mut w = std::io::BufWriter::new(file);
+    write_json_to(&mut w, value).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Writes `value` as pretty JSON and a newline into `w`, streaming.
+fn write_json_to(mut w: impl std::io::Write, value: &impl Serialize) -> serde_json::Result<()> {
     serde_json::to_writer_pretty(&mut w, value)
         .and_then(|()| w.write_all(b"\n").map_err(serde_json::Error::io))
         .and_then(|()| w.flush().map_err(serde_json::Error::io))
-        .with_context(|| format!("writing {}", path.display()))
 }
 
 #[derive(Serialize)]
@@ -183,7 +198,7 @@ impl Results<'_> {
 
     /// Lines of the CDF: (configuration label, flow, label for the legend, the samples as
     /// ascending `(value, count)` runs).
-    fn lines(&self) -> Vec<CdfLine> {
+    pub fn lines(&self) -> Vec<CdfLine> {
         let mut out = Vec::new();
         for (i, c) in self.configs.iter().enumerate() {
             let flows = self.flows_of(i);
@@ -220,6 +235,14 @@ impl Results<'_> {
     }
 
     fn write_summary(&self, path: &Path) -> Result<()> {
+        let file =
+            fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        self.write_summary_to(std::io::BufWriter::new(file))
+            .with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// `summary.json`'s text into `w`.
+    pub fn write_summary_to(&self, w: impl std::io::Write) -> serde_json::Result<()> {
         let summary = Summary {
             scenario: self.scenario,
             version: env!("CARGO_PKG_VERSION"),
@@ -249,7 +272,7 @@ impl Results<'_> {
                 }))
             })),
         };
-        write_json(path, &summary)
+        write_json_to(w, &summary)
     }
 
     fn write_timing(&self, path: &Path) -> Result<()> {
@@ -273,43 +296,47 @@ impl Results<'_> {
         write_json(path, &timing)
     }
 
+    /// The swept keys: the first columns of `runs.csv`.
+    pub fn param_keys(&self) -> Vec<&str> {
+        self.configs.first().map_or(Vec::new(), |c| {
+            c.params.iter().map(|p| p.0.as_str()).collect()
+        })
+    }
+
+    /// Every (run, flow) pair in row order of `runs.csv`.
+    pub fn flow_rows(&self) -> impl Iterator<Item = (&RunOutput, &FlowOutput)> {
+        self.runs
+            .iter()
+            .flat_map(|r| r.flows.iter().map(move |f| (r, f)))
+    }
+
     pub fn write_runs_csv(&self, path: &Path) -> Result<()> {
         let mut w =
             csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
-        let param_keys: Vec<&str> = self.configs.first().map_or(Vec::new(), |c| {
-            c.params.iter().map(|p| p.0.as_str()).collect()
-        });
-        let metric_names: Vec<String> = FlowMetrics::default()
-            .scalars()
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect();
-        let mut header: Vec<String> = param_keys.iter().map(|k| k.to_string()).collect();
-        header.extend(["repetition", "seed", "flow", "status", "status_reason"].map(String::from));
-        header.extend(metric_names);
+        let mut header: Vec<String> = self.param_keys().iter().map(|k| k.to_string()).collect();
+        header.extend(RUN_COLUMNS.map(String::from));
+        header.extend(metric_names());
         w.write_record(&header)?;
-        for r in self.runs {
-            for f in &r.flows {
-                let mut row: Vec<String> = self.configs[r.config]
-                    .params
-                    .iter()
-                    .map(|(_, v)| display_value(v))
-                    .collect();
-                row.extend([
-                    r.repetition.to_string(),
-                    r.seed.to_string(),
-                    f.name.clone(),
-                    f.metrics.status.to_string(),
-                    f.metrics.status_reason.clone().unwrap_or_default(),
-                ]);
-                row.extend(
-                    f.metrics
-                        .scalars()
-                        .into_iter()
-                        .map(|(_, v)| v.map_or(String::new(), |v| v.to_string())),
-                );
-                w.write_record(&row)?;
-            }
+        for (r, f) in self.flow_rows() {
+            let mut row: Vec<String> = self.configs[r.config]
+                .params
+                .iter()
+                .map(|(_, v)| display_value(v))
+                .collect();
+            row.extend([
+                r.repetition.to_string(),
+                r.seed.to_string(),
+                f.name.clone(),
+                f.metrics.status.to_string(),
+                f.metrics.status_reason.clone().unwrap_or_default(),
+            ]);
+            row.extend(
+                f.metrics
+                    .scalars()
+                    .into_iter()
+                    .map(|(_, v)| v.map_or(String::new(), |v| v.to_string())),
+            );
+            w.write_record(&row)?;
         }
         w.flush()
             .with_context(|| format!("writing {}", path.display()))

@@ -63,6 +63,15 @@ impl Progress {
         }
     }
 
+    /// Runs finished, and the fraction of all simulated time done (0 to 1).
+    pub fn done(&self) -> (usize, f64) {
+        let total = self.bar.length().unwrap_or(1).max(1);
+        (
+            self.runs_done.load(Ordering::Relaxed),
+            (self.bar.position() as f64 / total as f64).min(1.0),
+        )
+    }
+
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }

@@ -30,7 +30,7 @@ pub fn load(path: &Path) -> Result<toml::Value, BadInput> {
 }
 
 /// `results/<name>/`, with characters that do not belong in a directory name replaced.
-fn default_out(name: &str) -> PathBuf {
+pub fn default_out(name: &str) -> PathBuf {
     PathBuf::from("results").join(clean_name(name))
 }
 
@@ -54,6 +54,12 @@ pub fn clean_name(name: &str) -> String {
 }
 
 pub fn run(args: RunArgs) -> Result<()> {
+    if let Some(address) = &args.ray {
+        return match crate::ray_bridge::run(&args, address)? {
+            0 => Ok(()),
+            code => Err(crate::error::Exit(code).into()),
+        };
+    }
     let path = &args.scenario;
     let mut doc = load(path)?;
     let sets = args
@@ -82,8 +88,10 @@ pub fn run(args: RunArgs) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| default_out(&prepared.name));
+    let parquet = args.format == crate::args::Format::Parquet;
     let mut jobs = runner::jobs(&prepared.scenarios);
     for j in &mut jobs {
+        j.keep_writes = parquet;
         if args.capture || prepared.scenarios[j.config].flows.iter().any(|f| f.capture) {
             let label = clean_name(&prepared.configs[j.config].label());
             j.capture = Some(crate::sim::CaptureOptions {
@@ -110,17 +118,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         runs: &runs,
         complete,
     };
-    results.write(&out)?;
-    crate::folder::write_resolved(&out, &resolved)?;
     let mut info = crate::folder::RunInfo::new(started_unix_s);
-    info.wall_time_s = started.elapsed().as_secs_f64();
-    info.runs_finished = runs.len();
     info.runs_planned = jobs.len();
-    info.complete = complete;
-    info.write(&out)?;
-    let problems = crate::health::problems(&results);
-    let rerun = crate::report_html::data::sim_rerun(&prepared.scenarios);
-    crate::report_html::write_run(&out, &results, &problems, &resolved, Some(&rerun))?;
+    let problems = write_folder(&out, &results, &prepared, &resolved, parquet, info, started)?;
     if !args.quiet {
         print!("{}", crate::table::render(&results, &problems));
         let plural = if runs.len() == 1 { "" } else { "s" };
@@ -147,6 +147,34 @@ pub fn run(args: RunArgs) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// Writes a simulated run's result folder `out` (prepared before with
+/// [`crate::folder::prepare`]): the result files, the Parquet tables if `parquet`, the
+/// resolved scenario, `run.json` (`info`, completed here from `results` and the wall time since
+/// `started`) and `report.html`. Returns the run-health problems.
+pub fn write_folder(
+    out: &Path,
+    results: &Results,
+    prepared: &Prepared,
+    resolved: &str,
+    parquet: bool,
+    mut info: crate::folder::RunInfo,
+    started: std::time::Instant,
+) -> Result<Vec<crate::health::Problem>> {
+    results.write(out)?;
+    if parquet {
+        crate::parquet_out::write_results(out, results, resolved)?;
+    }
+    crate::folder::write_resolved(out, resolved)?;
+    info.runs_finished = results.runs.len();
+    info.complete = results.complete;
+    info.wall_time_s = started.elapsed().as_secs_f64();
+    info.write(out)?;
+    let problems = crate::health::problems(results);
+    let rerun = crate::report_html::data::sim_rerun(&prepared.scenarios);
+    crate::report_html::write_run(out, results, &problems, resolved, Some(&rerun))?;
+    Ok(problems)
 }
 
 /// A scenario document expanded into its sweep configurations, each validated.

@@ -4,8 +4,10 @@
 
 use crate::progress::Progress;
 use crate::sim::{self, Scenario};
+use crate::write_rows::WriteRow;
 use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use thinlab_trace::histogram::LatencyHistogram;
 use thinlab_trace::metrics::{censored_samples_ms, latency_histogram, Milestone, Origin};
@@ -18,9 +20,13 @@ pub struct Job {
     pub seed: u64,
     /// Where to write pcap files, and whether of every flow (else those with `capture = true`).
     pub capture: Option<sim::CaptureOptions>,
+    /// Keep every write's milestones ([`FlowOutput::writes`]); memory grows with the writes.
+    pub keep_writes: bool,
 }
 
-/// What a finished run leaves for the outputs.
+/// What a finished run leaves for the outputs. It serializes exactly (f64s round-trip), so a
+/// run made in another process (a Ray worker, a campaign's store) gives the same files.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunOutput {
     pub config: usize,
     pub repetition: u32,
@@ -34,11 +40,13 @@ pub struct RunOutput {
     pub dropped_queue: u64,
     /// Wall time of the simulation itself (the simulator's run, without metrics or files), s.
     /// Not deterministic: written to `timing.json`, never to `summary.json`.
+    #[serde(default)]
     pub sim_wall_s: f64,
     /// Emulated runs only: lateness and congestion control (`summary.json`'s `emu`).
     pub emu: Option<serde_json::Value>,
 }
 
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FlowOutput {
     pub name: String,
     pub metrics: FlowMetrics,
@@ -47,6 +55,9 @@ pub struct FlowOutput {
     /// Lower bounds of the application-layer latency of the writes still undelivered at the
     /// end of the run (end of run − write time), ms: censored samples.
     pub app_censored_ms: Vec<f64>,
+    /// Every write's milestones, when the job asked for them ([`Job::keep_writes`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writes: Option<Vec<WriteRow>>,
 }
 
 /// The jobs of all configurations: repetition `r` of a configuration uses seed `seed + r`.
@@ -59,6 +70,7 @@ pub fn jobs(scenarios: &[Scenario]) -> Vec<Job> {
                 repetition,
                 seed: s.seed.wrapping_add(u64::from(repetition)),
                 capture: None,
+                keep_writes: false,
             });
         }
     }
@@ -97,6 +109,11 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
     let result = catch_unwind(AssertUnwindSafe(|| match &job.capture {
         Some(opts) => sim::run_captured(scenario, job.seed, opts, &mut |now| tracker.at(now))
             .with_context(|| format!("writing captures into {}", opts.dir.display())),
+        None if job.keep_writes => Ok(sim::run_keeping_writes_observed(
+            scenario,
+            job.seed,
+            &mut |now| tracker.at(now),
+        )),
         None => Ok(sim::run_observed(scenario, job.seed, &mut |now| {
             tracker.at(now)
         })),
@@ -117,13 +134,17 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
         .flows
         .iter()
         .map(|f| {
-            flow_output(
+            let mut out = flow_output(
                 &f.name,
                 &f.records,
                 f.duration,
                 f.status,
                 f.status_reason.clone(),
-            )
+            );
+            if job.keep_writes {
+                out.writes = Some(f.records.writes.iter().map(WriteRow::from_record).collect());
+            }
+            out
         })
         .collect();
     Ok(RunOutput {
@@ -159,5 +180,6 @@ pub fn flow_output(
         metrics,
         app_latency: latency_histogram(records, Milestone::App, Origin::Write),
         app_censored_ms: censored_samples_ms(records, Milestone::App, Origin::Write),
+        writes: None,
     }
 }

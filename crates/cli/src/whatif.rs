@@ -275,6 +275,8 @@ pub fn whatif(args: WhatifArgs) -> Result<()> {
             strict: false,
             force: true,
             backend: None,
+            format: crate::args::Format::Csv,
+            ray: None,
         })
         .with_context(|| format!("simulating the set {name}"))?;
         let (cdf, runs) = cdf_of(&dir)?;

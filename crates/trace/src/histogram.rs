@@ -7,13 +7,32 @@
 //! monotone in `ns`: ascending keys are the samples in ascending order, and the mean sums the
 //! same values in the same order (`LatencyStats::from_runs`).
 
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Counts of latencies, in nanoseconds.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Counts of latencies, in nanoseconds. Serializes as its `(ns, count)` pairs, ascending.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Vec<(u64, u64)>", into = "Vec<(u64, u64)>")]
 pub struct LatencyHistogram {
     counts: BTreeMap<u64, u64>,
     total: u64,
+}
+
+impl From<Vec<(u64, u64)>> for LatencyHistogram {
+    fn from(pairs: Vec<(u64, u64)>) -> Self {
+        let mut h = LatencyHistogram::default();
+        for (ns, n) in pairs.into_iter().filter(|&(_, n)| n > 0) {
+            *h.counts.entry(ns).or_insert(0) += n;
+            h.total += n;
+        }
+        h
+    }
+}
+
+impl From<LatencyHistogram> for Vec<(u64, u64)> {
+    fn from(h: LatencyHistogram) -> Self {
+        h.counts.into_iter().collect()
+    }
 }
 
 impl LatencyHistogram {

@@ -23,13 +23,13 @@
 use crate::histogram::{merged_runs, ns_to_ms, LatencyHistogram};
 use crate::records::{FlowRecords, WriteRecord};
 use crate::status::FlowStatus;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use thinlab_tcp::Instant;
 
 /// Summary of a latency distribution in milliseconds. Every field but `count` is `None`
 /// (JSON `null`) when there are no samples.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencyStats {
     pub mean: Option<f64>,
     pub p50: Option<f64>,
@@ -241,7 +241,7 @@ pub fn censored_samples_ms(rec: &FlowRecords, milestone: Milestone, origin: Orig
 }
 
 /// Retransmitted segments by the mechanism that sent them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RetransmissionsByCause {
     /// Retransmission timeouts.
     pub rto: u64,
@@ -260,7 +260,7 @@ pub struct RetransmissionsByCause {
 
 /// Every per-flow metric of docs/spec/interface.md, by its exact name. Serializes to the `metrics`
 /// object of `summary.json`; `None` fields serialize as `null`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FlowMetrics {
     pub app_latency_ms: LatencyStats,
     pub transport_latency_ms: LatencyStats,
@@ -384,6 +384,24 @@ impl FlowMetrics {
         ];
         out.extend(rest.into_iter().map(|(k, v)| (k.to_string(), v)));
         out
+    }
+
+    /// Whether the scalar `name` of [`FlowMetrics::scalars`] counts something (an integer in
+    /// `summary.json`, an unsigned integer column in Parquet); the others are real numbers.
+    pub fn is_count(name: &str) -> bool {
+        const REAL: [&str; 5] = [
+            "avg_payload_bytes",
+            "frozen_time_ms",
+            "duration_s",
+            "goodput_bps",
+            "completion_time_ms",
+        ];
+        match name.rsplit_once('.') {
+            Some((group, field)) if Self::LATENCY_NAMES.contains(&group) => {
+                matches!(field, "count" | "censored")
+            }
+            _ => !REAL.contains(&name),
+        }
     }
 }
 

@@ -1,11 +1,11 @@
 //! How a flow ended (docs/scenarios.md, "Run health"): whether every write was delivered, and
 //! if not, why not.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The outcome of one flow. `Completed` exactly when every write the application made was
 /// delivered to the receiving application; every other value means some write was not.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowStatus {
     /// Every write was delivered.

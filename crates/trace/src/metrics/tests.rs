@@ -490,3 +490,29 @@ fn causes_sum_to_retransmissions_and_probes_count_both_kinds() {
         "a probe of new data and a retransmitting probe"
     );
 }
+
+#[test]
+fn counts_are_the_integers_of_the_json_and_metrics_round_trip() {
+    let mut m = FlowMetrics {
+        rdb_repaired_losses: Some(2),
+        avg_payload_bytes: Some(100.5),
+        goodput_bps: Some(1.0),
+        completion_time_ms: Some(3.0),
+        ..FlowMetrics::default()
+    };
+    m.app_latency_ms.p99 = Some(1.25);
+    m.app_latency_ms.mean = Some(0.1 + 0.2);
+    let json = serde_json::to_value(&m).unwrap();
+    for (name, _) in m.scalars() {
+        let mut v = &json;
+        for part in name.split('.') {
+            v = &v[part];
+        }
+        if !v.is_null() {
+            assert_eq!(v.is_u64(), FlowMetrics::is_count(&name), "{name} = {v}");
+        }
+    }
+    let text = serde_json::to_string(&m).unwrap();
+    let back: FlowMetrics = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, m);
+}

@@ -1,0 +1,107 @@
+"""`Results`: a run's or a capture's results as polars DataFrames.
+
+The tables arrive from Rust as Arrow IPC streams (whole columns) and are read by polars without
+converting row by row; `DataFrame.to_pandas()` gives pandas frames.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Optional, Union
+
+import polars as pl
+
+
+def _frame(ipc: bytes) -> pl.DataFrame:
+    return pl.read_ipc_stream(ipc)
+
+
+class Results:
+    """The results of `thinlab.run` (or `thinlab.analyze`).
+
+    Attributes (computed on first use):
+      runs     one row per run and flow, exactly the columns of `runs.csv` (typed: swept keys,
+               repetition, seed, flow, status, status_reason, every metric)
+      writes   one row per application write (`writes=True`): swept keys, run, repetition,
+               seed, flow, write, write_time_ms, bytes, first_send_ms, transport_latency_ms,
+               app_latency_ms, ack_latency_ms (latencies from the write; null if not reached)
+      cdf      the application-latency CDF: configuration, flow, latency_ms, fraction
+      summary  `summary.json` as a dict
+    """
+
+    def __init__(
+        self,
+        runs: Callable[[], pl.DataFrame],
+        writes: Callable[[], pl.DataFrame],
+        cdf: Callable[[], pl.DataFrame],
+        summary: Callable[[], dict],
+        tables: Any = None,
+        planned: int = 0,
+        table_text: Optional[str] = None,
+    ) -> None:
+        self._make = {"runs": runs, "writes": writes, "cdf": cdf, "summary": summary}
+        self._cache: dict[str, Any] = {}
+        self._tables = tables
+        self._planned = planned
+        self._table_text = table_text
+
+    @classmethod
+    def _of_tables(cls, tables: Any, planned: int) -> "Results":
+        return cls(
+            runs=lambda: _frame(tables.runs_ipc()),
+            writes=lambda: _frame(tables.writes_ipc()),
+            cdf=lambda: _frame(tables.cdf_ipc()),
+            summary=lambda: json.loads(tables.summary_json()),
+            tables=tables,
+            planned=planned,
+        )
+
+    def _get(self, name: str) -> Any:
+        if name not in self._cache:
+            self._cache[name] = self._make[name]()
+        return self._cache[name]
+
+    @property
+    def runs(self) -> pl.DataFrame:
+        return self._get("runs")
+
+    @property
+    def writes(self) -> pl.DataFrame:
+        return self._get("writes")
+
+    @property
+    def cdf(self) -> pl.DataFrame:
+        return self._get("cdf")
+
+    @property
+    def summary(self) -> dict:
+        return self._get("summary")
+
+    @property
+    def complete(self) -> bool:
+        """Whether every planned run finished."""
+        return bool(self.summary.get("complete", True))
+
+    def table(self) -> str:
+        """The summary table `thinlab run` prints."""
+        if self._tables is not None:
+            return self._tables.table_text()[0]
+        return self._table_text or ""
+
+    def warnings(self) -> list[str]:
+        """The run-health warnings `thinlab run` prints (flows that did not complete)."""
+        return list(self._tables.table_text()[1]) if self._tables is not None else []
+
+    def write(self, out: Union[str, Path], parquet: bool = False, force: bool = False) -> Path:
+        """Writes the result folder as `thinlab run` does (summary.json, runs.csv,
+        latency_cdf.csv, plots, report.html; with `parquet`, runs.parquet and writes.parquet)."""
+        if self._tables is None:
+            raise TypeError("only the results of thinlab.run can be written as a run folder")
+        out = Path(out)
+        self._tables.write_folder(str(out), self._planned, parquet=parquet, force=force)
+        return out
+
+    def __repr__(self) -> str:
+        n = len(self._tables) if self._tables is not None else len(self.runs)
+        return f"<thinlab.Results: {n} runs>\n{self.table()}"
