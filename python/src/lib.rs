@@ -3,10 +3,10 @@
 //! interpreter's process: no subprocess. The Python side (`python/thinlab/`) wraps it into
 //! `thinlab.run`, `thinlab.analyze`, `Results`, `Campaign` and the Ray engine.
 //!
-//! - [`plan`]: a scenario loaded, overridden and expanded into its runs; running them.
-//! - [`runs`]: finished runs (serializable, for Ray and campaigns) and their result tables.
-//! - [`capture`]: `analyze` of pcap files.
-//! - [`errors`]: Rust errors as Python exceptions.
+//! - `plan`: a scenario loaded, overridden and expanded into its runs; running them.
+//! - `runs`: finished runs (serializable, for Ray and campaigns) and their result tables.
+//! - `capture`: `analyze` of pcap files.
+//! - `errors`: Rust errors as Python exceptions.
 
 mod capture;
 mod errors;

@@ -163,7 +163,7 @@ class Campaign:
         for batch in sorted({entry[0] for entry in index.values()}):
             path = self._batches / f"{batch}.arrow"
             if path.exists():
-                rows = pl.read_ipc(path, memory_map=False)
+                rows = pl.read_ipc(path)
                 # a run stored twice (again with its writes) counts once
                 keep = [owner.get(k) == batch for k in rows["key"]]
                 frames.append(rows.filter(pl.Series(keep, dtype=pl.Boolean)))

@@ -17,7 +17,11 @@ class Bar:
 
     def __enter__(self) -> "Bar":
         if self.enabled:
-            from tqdm.auto import tqdm
+            try:  # a widget in notebooks that have ipywidgets, else text
+                import ipywidgets  # noqa: F401
+                from tqdm.auto import tqdm
+            except ImportError:
+                from tqdm.std import tqdm
 
             self._bar = tqdm(
                 total=1000,

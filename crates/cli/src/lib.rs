@@ -8,6 +8,9 @@
 //! runs), [`progress`] (progress bar), [`output`] (result files), [`table`] (stdout summary),
 //! [`error`] (exit codes: 2 for bad input, 1 otherwise).
 
+// The modules' docs are a developer's map of the command; they link private items freely.
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod analyze;
 pub mod args;
 pub mod capture_flows;
