@@ -210,11 +210,19 @@ impl Plan {
         thinlab_cli::interrupt::reset();
         let outcome = py.detach(|| {
             std::thread::scope(|scope| {
-                let worker =
-                    scope.spawn(|| runner::run_all(&prepared.scenarios, &selected, threads, &bar));
+                let (finished, done_rx) = std::sync::mpsc::channel::<()>();
+                let (jobs, bar_ref) = (&selected, &bar);
+                let worker = scope.spawn(move || {
+                    let runs = runner::run_all(&prepared.scenarios, jobs, threads, bar_ref);
+                    let _ = finished.send(());
+                    runs
+                });
                 let mut stop: Option<PyErr> = None;
-                while !worker.is_finished() {
-                    std::thread::sleep(Duration::from_millis(100));
+                // Wake at once when the runs are done, else ten times a second for Ctrl-C
+                // and the progress callback.
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                    done_rx.recv_timeout(Duration::from_millis(100))
+                {
                     let (done, fraction) = bar.done();
                     let err = Python::attach(|py| {
                         py.check_signals()?;
