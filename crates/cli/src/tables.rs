@@ -240,3 +240,50 @@ pub fn ipc_bytes(batch: &RecordBatch) -> Result<Vec<u8>> {
     drop(w);
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(text: &str) -> Vec<Value> {
+        toml::from_str::<toml::Table>(&format!("v = {text}")).unwrap()["v"]
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+
+    #[test]
+    fn swept_columns_take_the_type_of_all_their_values() {
+        assert_eq!(param_type(values("[1, 2]").iter()), DataType::Int64);
+        assert_eq!(param_type(values("[0, 0.01]").iter()), DataType::Float64);
+        assert_eq!(
+            param_type(values("[true, false]").iter()),
+            DataType::Boolean
+        );
+        assert_eq!(param_type(values("[\"a\", 1]").iter()), DataType::Utf8);
+        assert_eq!(param_type(values("[[], [\"rdb\"]]").iter()), DataType::Utf8);
+        let mixed = values("[0, 0.01]");
+        let col = param_column(mixed.iter());
+        let col = col
+            .as_any()
+            .downcast_ref::<arrow_array::Float64Array>()
+            .unwrap();
+        assert_eq!(col.values().to_vec(), vec![0.0, 0.01]);
+        let lists = values("[[], [\"rdb\", \"tlp\"]]");
+        let col = param_column(lists.iter());
+        let col = col
+            .as_any()
+            .downcast_ref::<arrow_array::StringArray>()
+            .unwrap();
+        assert_eq!(col.value(1), "[rdb, tlp]");
+    }
+
+    #[test]
+    fn an_ipc_stream_starts_with_the_continuation_marker() {
+        let batch =
+            cdf_batch(&[("c".into(), "f".into(), "c".into(), vec![(1.0, 2), (3.0, 1)])]).unwrap();
+        assert_eq!(batch.num_rows(), 2);
+        let bytes = ipc_bytes(&batch).unwrap();
+        assert_eq!(&bytes[..4], &[0xff, 0xff, 0xff, 0xff]);
+    }
+}
