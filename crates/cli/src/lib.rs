@@ -18,6 +18,7 @@ pub mod compare;
 pub mod emu_backend;
 pub mod error;
 pub mod estimate;
+pub mod facets;
 pub mod fidelity;
 pub mod folder;
 pub mod health;

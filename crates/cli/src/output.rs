@@ -14,7 +14,7 @@ use std::fs;
 use std::path::Path;
 use thinlab_trace::histogram::{merged_runs, LatencyHistogram};
 use thinlab_trace::metrics::latency_cdf_runs;
-use thinlab_trace::plot::{cdf_svg, suggest_log_x, PlotSpec, Series, View};
+use thinlab_trace::plot::{faceted_cdf_svg, suggest_log_x, Panel, PlotSpec, Series, View};
 use thinlab_trace::FlowMetrics;
 
 /// One line of the latency CDF: (configuration label, flow, legend label, the samples as
@@ -23,8 +23,10 @@ pub type CdfLine = (String, String, String, Vec<(f64, u64)>);
 
 /// CDF points kept per line (the tail above p99 is kept exactly on top of these).
 pub const CDF_POINTS: usize = 400;
-/// Most lines drawn in one plot; with more, the plots are left out (the CSV has them all).
-pub const MAX_PLOT_SERIES: usize = 64;
+/// Most panels and most lines per panel (legend entries) of one plot; with more, the plots are
+/// left out (the CSV and report.html have them all).
+pub const MAX_PANELS: usize = 36;
+pub const MAX_LEGEND: usize = 40;
 
 /// The columns of `runs.csv` between the swept keys and the metrics.
 pub const RUN_COLUMNS: [&str; 5] = ["repetition", "seed", "flow", "status", "status_reason"];
@@ -221,6 +223,17 @@ impl Results<'_> {
         out
     }
 
+    /// The configuration and flow name of each of [`Results::lines`], in the same order.
+    fn line_sources(&self) -> Vec<(&Config, String)> {
+        let mut out = Vec::new();
+        for (i, c) in self.configs.iter().enumerate() {
+            for (_, name) in self.flows_of(i) {
+                out.push((c, name));
+            }
+        }
+        out
+    }
+
     /// Writes every result file into `dir` (created if missing).
     pub fn write(&self, dir: &Path) -> Result<()> {
         debug_assert!(self.runs.windows(2).all(|w| w[0].config <= w[1].config));
@@ -361,26 +374,53 @@ impl Results<'_> {
     }
 
     fn write_plots(&self, dir: &Path, lines: &[CdfLine]) -> Result<()> {
-        // Only lines with samples, and no more than a plot can show.
-        let with_data: Vec<_> = lines.iter().filter(|l| !l.3.is_empty()).collect();
-        if with_data.is_empty() || with_data.len() > MAX_PLOT_SERIES {
+        // Only lines with samples, laid out as small multiples (crate::facets).
+        let sources = self.line_sources();
+        let with_data: Vec<usize> = (0..lines.len())
+            .filter(|&i| !lines[i].3.is_empty())
+            .collect();
+        let flows = self.configs.first().map_or(0, |_| self.flows_of(0).len());
+        let keyed: Vec<(&Config, &str)> = with_data
+            .iter()
+            .map(|&i| (sources[i].0, sources[i].1.as_str()))
+            .collect();
+        let facets = crate::facets::facets(&keyed, flows);
+        let too_many = facets.panels.len() > MAX_PANELS || facets.legend.len() > MAX_LEGEND;
+        if with_data.is_empty() || too_many {
             for file in ["latency_cdf.svg", "latency_ccdf.svg"] {
                 let _ = fs::remove_file(dir.join(file));
             }
-            if with_data.len() > MAX_PLOT_SERIES {
+            if too_many {
                 eprintln!(
-                    "note: {} configuration/flow lines are more than a plot can show ({MAX_PLOT_SERIES}): \
-                     no SVG plots; the CDFs are in latency_cdf.csv",
-                    with_data.len()
+                    "note: {} panels of up to {} lines are more than a plot can show ({MAX_PANELS} \
+                     panels, {MAX_LEGEND} lines each): no SVG plots; the CDFs are in \
+                     latency_cdf.csv and report.html",
+                    facets.panels.len(),
+                    facets.legend.len()
                 );
             }
             return Ok(());
         }
-        let series: Vec<Series> = with_data
+        let points: Vec<Vec<(f64, f64)>> = with_data
             .iter()
-            .map(|(_, _, label, samples)| Series {
-                label: label.clone(),
-                points: latency_cdf_runs(samples, CDF_POINTS),
+            .map(|&i| latency_cdf_runs(&lines[i].3, CDF_POINTS))
+            .collect();
+        let panels: Vec<Panel> = facets
+            .panels
+            .iter()
+            .map(|(title, members)| Panel {
+                title: title.clone(),
+                lines: members
+                    .iter()
+                    .map(|&(e, l)| (e, points[l].clone()))
+                    .collect(),
+            })
+            .collect();
+        let series: Vec<Series> = points
+            .iter()
+            .map(|p| Series {
+                label: String::new(),
+                points: p.clone(),
             })
             .collect();
         let plots = [
@@ -399,7 +439,8 @@ impl Results<'_> {
         ];
         for (file, view, log_x, what) in plots {
             let spec = PlotSpec::latency(format!("{}: {what}", self.scenario), view, log_x);
-            let svg = cdf_svg(&series, &spec).with_context(|| format!("drawing {file}"))?;
+            let svg = faceted_cdf_svg(&panels, &facets.legend, &spec)
+                .with_context(|| format!("drawing {file}"))?;
             let path = dir.join(file);
             fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
         }

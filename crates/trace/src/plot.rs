@@ -11,6 +11,7 @@
 
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// One line: a label for the legend and CDF points `(value, cumulative fraction)`, ascending.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,20 +73,6 @@ pub fn suggest_log_x(series: &[Series]) -> bool {
     lo > 0.0 && hi / lo > 20.0
 }
 
-/// Ten colors that stay apart (matplotlib's "tab10").
-pub(crate) const COLORS: [RGBColor; 10] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
-];
-
 /// The step polyline of one series in the chosen view; points unusable on a log axis dropped.
 fn step_line(points: &[(f64, f64)], view: View, log_x: bool) -> Vec<(f64, f64)> {
     let mut out = Vec::with_capacity(points.len() * 2);
@@ -116,14 +103,50 @@ fn step_line(points: &[(f64, f64)], view: View, log_x: bool) -> Vec<(f64, f64)> 
     out
 }
 
-/// Draws the series into an SVG document and returns it.
+/// A line's legend entry (its colour) and its points.
+pub type ColouredLine = (usize, Vec<(f64, f64)>);
+
+/// One panel of a faceted plot: its title and its lines, each the index of its legend entry
+/// (which gives its colour) and its CDF points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Panel {
+    pub title: String,
+    pub lines: Vec<ColouredLine>,
+}
+
+/// Draws the series into an SVG document and returns it: one panel, a legend entry per series.
 pub fn cdf_svg(series: &[Series], spec: &PlotSpec) -> Result<String, PlotError> {
-    let lines: Vec<(String, Vec<(f64, f64)>)> = series
+    let panel = Panel {
+        title: String::new(),
+        lines: series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i, s.points.clone()))
+            .collect(),
+    };
+    let legend: Vec<String> = series.iter().map(|s| s.label.clone()).collect();
+    faceted_cdf_svg(&[panel], &legend, spec)
+}
+
+/// Draws small multiples: a grid of `panels` on shared axes, lines coloured by their entry of
+/// `legend` (the same colour in every panel), the legend in a column of its own to the right
+/// ([`crate::plot_layout`]).
+pub fn faceted_cdf_svg(
+    panels: &[Panel],
+    legend: &[String],
+    spec: &PlotSpec,
+) -> Result<String, PlotError> {
+    let steps: Vec<Vec<ColouredLine>> = panels
         .iter()
-        .map(|s| (s.label.clone(), step_line(&s.points, spec.view, spec.log_x)))
+        .map(|p| {
+            p.lines
+                .iter()
+                .map(|(i, pts)| (*i, step_line(pts, spec.view, spec.log_x)))
+                .collect()
+        })
         .collect();
-    let xs = lines.iter().flat_map(|(_, l)| l.iter().map(|p| p.0));
-    let (mut lo, mut hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+    let all = || steps.iter().flatten().flat_map(|(_, l)| l.iter().copied());
+    let (mut lo, mut hi) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (x, _)| {
         (a.min(x), b.max(x))
     });
     if lo > hi {
@@ -135,43 +158,92 @@ pub fn cdf_svg(series: &[Series], spec: &PlotSpec) -> Result<String, PlotError> 
         let pad = ((hi - lo) * 0.03).max(1.0);
         (lo - pad).max(0.0)..(hi + pad)
     };
-    let y_min = lines
-        .iter()
-        .flat_map(|(_, l)| l.iter().map(|p| p.1))
+    let y_min = all()
+        .map(|p| p.1)
         .filter(|&y| y > 0.0)
         .fold(1.0f64, f64::min);
+    let layout = crate::plot_layout::layout(panels.len(), legend, (spec.width, spec.height));
+    let colors = crate::palette::palette(legend.len());
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (spec.width, spec.height)).into_drawing_area();
+        let root =
+            SVGBackend::with_string(&mut svg, (layout.width, layout.height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
+        let title_style =
+            TextStyle::from(("sans-serif", 22).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+        root.draw(&Text::new(
+            spec.title.clone(),
+            ((layout.width - layout.legend.w) as i32 / 2, 10),
+            title_style,
+        ))
+        .map_err(err)?;
         let y_label = match spec.view {
             View::Cdf => "fraction of writes ≤ x (CDF)",
             View::Ccdf => "fraction of writes ≥ x (CCDF)",
         };
-        let ctx = Ctx {
-            root: &root,
-            lines: &lines,
-            spec,
-            y_label,
-        };
-        let y_log = (y_min / 2.0)..1.5;
-        match (spec.log_x, spec.view) {
-            (false, View::Cdf) => ctx.draw(x_range, 0.0..1.02),
-            (true, View::Cdf) => ctx.draw(log_axis(x_range), 0.0..1.02),
-            (false, View::Ccdf) => ctx.draw(x_range, log_axis(y_log)),
-            (true, View::Ccdf) => ctx.draw(log_axis(x_range), log_axis(y_log)),
-        }?;
+        for (panel, (rect, lines)) in panels.iter().zip(layout.panels.iter().zip(&steps)) {
+            let area = root.clone().shrink((rect.x, rect.y), (rect.w, rect.h));
+            let ctx = Ctx {
+                area: &area,
+                title: &panel.title,
+                lines,
+                colors: &colors,
+                spec,
+                y_label,
+                small: panels.len() > 1,
+            };
+            let y_log = (y_min / 2.0)..1.5;
+            match (spec.log_x, spec.view) {
+                (false, View::Cdf) => ctx.draw(x_range.clone(), 0.0..1.02),
+                (true, View::Cdf) => ctx.draw(log_axis(x_range.clone()), 0.0..1.02),
+                (false, View::Ccdf) => ctx.draw(x_range.clone(), log_axis(y_log)),
+                (true, View::Ccdf) => ctx.draw(log_axis(x_range.clone()), log_axis(y_log)),
+            }?;
+        }
+        draw_legend(&root, &layout, legend, &colors)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
 }
 
-/// What every axis combination draws.
+/// The legend column: a line sample in each entry's colour and its (shortened) label.
+pub(crate) fn draw_legend(
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    layout: &crate::plot_layout::Layout,
+    legend: &[String],
+    colors: &[RGBColor],
+) -> Result<(), PlotError> {
+    let r = layout.legend;
+    let style =
+        TextStyle::from(("sans-serif", 13).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    for (i, (label, color)) in legend.iter().zip(colors).enumerate() {
+        let y = (r.y + 24 + i as u32 * layout.legend_row) as i32;
+        let x = r.x as i32 + 8;
+        root.draw(&PathElement::new(
+            vec![(x, y), (x + 26, y)],
+            color.stroke_width(3),
+        ))
+        .map_err(err)?;
+        root.draw(&Text::new(
+            crate::plot_layout::short_label(label),
+            (x + 34, y),
+            style.clone(),
+        ))
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// What every axis combination draws in one panel.
 struct Ctx<'a, 'b> {
-    root: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
-    lines: &'a [(String, Vec<(f64, f64)>)],
+    area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    title: &'a str,
+    lines: &'a [ColouredLine],
+    colors: &'a [RGBColor],
     spec: &'a PlotSpec,
     y_label: &'a str,
+    /// A panel of several: smaller text.
+    small: bool,
 }
 
 impl Ctx<'_, '_> {
@@ -182,25 +254,22 @@ impl Ctx<'_, '_> {
         X::CoordDescType: ValueFormatter<f64>,
         Y::CoordDescType: ValueFormatter<f64>,
     {
+        let text = if self.small { 15 } else { 22 };
         let mut chart = framed_chart(
-            self.root,
-            &self.spec.title,
+            self.area,
+            self.title,
+            text,
             &self.spec.x_label,
             self.y_label,
             64,
             x,
             y,
         )?;
-        for (i, (label, line)) in self.lines.iter().enumerate() {
-            let color = COLORS[i % COLORS.len()];
-            let style = color.stroke_width(2);
+        for (i, line) in self.lines {
+            let color = self.colors.get(*i).copied().unwrap_or(BLACK);
             chart
-                .draw_series(LineSeries::new(line.iter().copied(), style))
-                .map_err(err)?
-                .label(label.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
-                });
+                .draw_series(LineSeries::new(line.iter().copied(), color.stroke_width(2)))
+                .map_err(err)?;
             // A series of one value is a vertical jump (or, in the CCDF, a single point):
             // mark it so that it cannot vanish.
             if let Some(&(x0, _)) = line.first() {
@@ -211,18 +280,6 @@ impl Ctx<'_, '_> {
                 }
             }
         }
-        let position = match self.spec.view {
-            View::Cdf => SeriesLabelPosition::LowerRight,
-            View::Ccdf => SeriesLabelPosition::UpperRight,
-        };
-        chart
-            .configure_series_labels()
-            .position(position)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(160, 160, 160))
-            .label_font(("sans-serif", 14))
-            .draw()
-            .map_err(err)?;
         Ok(())
     }
 }
@@ -234,11 +291,14 @@ pub(crate) type Chart<'a, 'b, X, Y> = ChartContext<
     Cartesian2d<<X as AsRangedCoord>::CoordDescType, <Y as AsRangedCoord>::CoordDescType>,
 >;
 
-/// The frame every plot shares: caption, margins, described axes with tick labels without
-/// float noise, and a light grid. `y_area` is the width left for the y labels.
+/// The frame every plot shares: caption (none when `title` is empty), margins, described axes
+/// with tick labels without float noise, and a light grid. `y_area` is the width left for the
+/// y labels.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn framed_chart<'a, 'b, X, Y>(
     root: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
     title: &str,
+    title_px: u32,
     x_label: &str,
     y_label: &str,
     y_area: u32,
@@ -251,8 +311,11 @@ where
     X::CoordDescType: ValueFormatter<f64>,
     Y::CoordDescType: ValueFormatter<f64>,
 {
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 22))
+    let mut builder = ChartBuilder::on(root);
+    if !title.is_empty() {
+        builder.caption(title, ("sans-serif", title_px));
+    }
+    let mut chart = builder
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(y_area)
@@ -376,6 +439,45 @@ mod tests {
                 assert!(t.iter().any(|x| x.starts_with("fraction of writes")));
                 assert!(svg.matches("<polyline").count() >= 2);
             }
+        }
+    }
+
+    #[test]
+    fn small_multiples_draw_a_panel_per_facet_and_one_legend() {
+        let s = series();
+        let legend: Vec<String> = (0..24).map(|i| format!("mechanisms=set{i}")).collect();
+        let panels: Vec<Panel> = (0..3)
+            .map(|p| Panel {
+                title: format!("delayed_ack=mode{p}"),
+                lines: (0..8)
+                    .map(|i| (p * 8 + i, s[i % 2].points.clone()))
+                    .collect(),
+            })
+            .collect();
+        let svg = faceted_cdf_svg(
+            &panels,
+            &legend,
+            &PlotSpec::latency("sweep", View::Ccdf, true),
+        )
+        .unwrap();
+        let t = texts(&svg);
+        for p in 0..3 {
+            assert_eq!(
+                t.iter()
+                    .filter(|x| **x == format!("delayed_ack=mode{p}"))
+                    .count(),
+                1
+            );
+        }
+        assert_eq!(
+            t.iter().filter(|x| x.starts_with("mechanisms=set")).count(),
+            24
+        );
+        assert_eq!(t.iter().filter(|x| *x == "sweep").count(), 1);
+        // 24 lines plus 24 legend samples, each in its own colour
+        for c in crate::palette::palette(24) {
+            let hex = format!("stroke=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+            assert!(svg.matches(&hex).count() >= 2, "{hex} is not drawn twice");
         }
     }
 

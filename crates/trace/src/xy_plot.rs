@@ -2,7 +2,8 @@
 //! interval, loss position …), one line per series with a marker at every point; either axis
 //! may be logarithmic. The reproduction reports draw their figures with this.
 
-use crate::plot::{err, framed_chart, log_axis, PlotError, COLORS};
+use crate::palette::palette;
+use crate::plot::{err, framed_chart, log_axis, PlotError};
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
@@ -124,14 +125,15 @@ impl Drawer<'_, '_> {
         let mut chart = framed_chart(
             self.root,
             &self.spec.title,
+            22,
             &self.spec.x_label,
             &self.spec.y_label,
             70,
             x,
             y,
         )?;
-        for (i, (label, line)) in self.lines.iter().enumerate() {
-            let color = COLORS[i % COLORS.len()];
+        let colors = palette(self.lines.len());
+        for ((label, line), &color) in self.lines.iter().zip(&colors) {
             chart
                 .draw_series(LineSeries::new(line.iter().copied(), color.stroke_width(2)))
                 .map_err(err)?
