@@ -105,6 +105,9 @@ pub enum Event {
     },
     /// The cumulative acknowledgment of our outgoing stream advanced to `una` (stream offset).
     Acked { at: Instant, una: u64 },
+    /// An ACK carried a SACK block for our outgoing stream: the peer holds `start..end`
+    /// (stream offsets; D-SACK blocks included), as a time-sequence graph draws it.
+    Sacked { at: Instant, start: u64, end: u64 },
     /// A data segment of the peer's stream arrived (before trimming): `start..end`.
     Arrived { at: Instant, start: u64, end: u64 },
     /// Bytes of the peer's stream became readable in order: `start..end`.

@@ -208,7 +208,7 @@
   function sequenceChart(parent, q) {
     add(parent, 'p', { class: 'note', text: 'Around the worst write (written at ' + fmt(q.write_ms) + ' ms, delivered ' +
       fmt(q.latency_ms) + ' ms later, ending at byte ' + q.end + '): the same run again, ' + fmt(q.from_ms) + ' to ' +
-      fmt(q.to_ms) + ' ms. Each point is the end offset of a write, a segment sent (by cause), its arrival, the in-order delivery or the cumulative ACK.' });
+      fmt(q.to_ms) + ' ms. Each point is the end offset of a write, a segment sent (by cause), its arrival, the in-order delivery or the cumulative ACK; a vertical bar is a SACK block the sender received (the bytes the receiver holds above a hole).' });
     var xs = [];
     q.points.forEach(function (p) { xs.push(p[1]); });
     xs.sort(function (a, b) { return a - b; });
@@ -223,9 +223,26 @@
       row[i] = row[i] == null ? p[2] : Math.max(row[i], p[2]);
     });
     var box = add(parent, 'div', {});
+    var sackSeries = q.categories.length; // series 0 is x
+    var sacks = q.sacks || [];
     var u = new uPlot({
       title: 'time-sequence graph around the worst write', width: width(1), height: 360,
       scales: { x: { time: false } },
+      hooks: { draw: [function (u) {
+        if (!u.series[sackSeries] || !u.series[sackSeries].show) return;
+        var ctx = u.ctx;
+        ctx.save();
+        ctx.strokeStyle = colour(sackSeries - 1);
+        ctx.lineWidth = 2 * (window.devicePixelRatio || 1);
+        sacks.forEach(function (b) {
+          var x = u.valToPos(b[0], 'x', true);
+          ctx.beginPath();
+          ctx.moveTo(x, u.valToPos(b[1], 'y', true));
+          ctx.lineTo(x, u.valToPos(b[2], 'y', true));
+          ctx.stroke();
+        });
+        ctx.restore();
+      }] },
       axes: [{ label: 'time (ms)' }, { label: 'stream offset (bytes)', size: 80 }],
       series: [{ label: 'ms' }].concat(q.categories.map(function (c, i) {
         return { label: c, stroke: colour(i), fill: colour(i), paths: function () { return null; },

@@ -107,7 +107,7 @@ pub fn cdf_counts(runs: &[(f64, u64)]) -> Vec<(f64, u64)> {
 pub type Rerun<'a> = &'a dyn Fn(usize, u64, usize) -> Option<(Vec<f64>, Option<Sequence>)>;
 
 /// What happened around one write: every write, transmission (by cause), arrival, in-order
-/// delivery and cumulative ACK of the flow in a window of simulated time, as
+/// delivery, cumulative ACK and SACK block of the flow in a window of simulated time, as
 /// `(category, time ms, stream offset of its end)`: a time-sequence graph (tcptrace's).
 #[derive(Serialize)]
 pub struct Sequence {
@@ -119,10 +119,12 @@ pub struct Sequence {
     pub end: u64,
     pub categories: Vec<&'static str>,
     pub points: Vec<(usize, f64, u64)>,
+    /// SACK blocks the sender received: `(time ms, start, end)`, drawn as vertical bars.
+    pub sacks: Vec<(f64, u64, u64)>,
 }
 
 /// Categories of the sequence diagram, in drawing order.
-const CATEGORIES: [&str; 10] = [
+const CATEGORIES: [&str; 11] = [
     "write",
     "sent: new data",
     "sent: RDB bundle",
@@ -133,6 +135,7 @@ const CATEGORIES: [&str; 10] = [
     "arrived at the receiver",
     "delivered to the application",
     "acknowledged (snd.una)",
+    "SACK block (held by the receiver)",
 ];
 /// Most points of a sequence diagram.
 const SEQUENCE_POINTS: usize = 6000;
@@ -160,6 +163,7 @@ fn category(at_sender: bool, ev: &Event) -> Option<(usize, Instant, u64)> {
         Event::Arrived { at, end, .. } if !at_sender => (7, at, end),
         Event::Delivered { at, end, .. } if !at_sender => (8, at, end),
         Event::Acked { at, una } if at_sender => (9, at, una),
+        Event::Sacked { at, end, .. } if at_sender => (10, at, end),
         _ => return None,
     })
 }
@@ -199,6 +203,14 @@ pub fn sim_rerun(
                     .map(|(c, t, off)| (c, ms(t), off)),
             );
             points.truncate(SEQUENCE_POINTS);
+            let sacks = events
+                .iter()
+                .filter_map(|(sender, e)| match *e {
+                    Event::Sacked { at, start, end } if *sender => Some((ms(at), start, end)),
+                    _ => None,
+                })
+                .take(SEQUENCE_POINTS)
+                .collect();
             Sequence {
                 from_ms: r3(from.as_secs_f64() * 1e3),
                 to_ms: r3(to.as_secs_f64() * 1e3),
@@ -207,6 +219,7 @@ pub fn sim_rerun(
                 end: w.end,
                 categories: CATEGORIES.to_vec(),
                 points,
+                sacks,
             }
         });
         Some((lat, seq))
@@ -325,6 +338,44 @@ pub fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sequence_graph_has_the_sack_blocks_the_sender_received() {
+        let s = thinlab_sim::Scenario::from_toml_str(
+            r#"
+name = "sack"
+seed = 4
+duration = "60s"
+[network]
+rtt = "100ms"
+bandwidth = "10Mbit"
+queue_packets = 100
+[network.loss]
+model = "bernoulli"
+rate = 0.05
+[[flow]]
+name = "game"
+app = { kind = "fixed", payload_bytes = 100, interval = "20ms" }
+tcp = { profile = "linux", nodelay = true }
+"#,
+        )
+        .unwrap();
+        let scenarios = [s];
+        let rerun = sim_rerun(&scenarios);
+        let (lat, seq) = rerun(0, 4, 0).unwrap();
+        assert!(lat.len() > 1000);
+        let seq = seq.unwrap();
+        assert!(
+            !seq.sacks.is_empty(),
+            "no SACK block around the worst write"
+        );
+        for &(t, start, end) in &seq.sacks {
+            assert!(start < end && (seq.from_ms..=seq.to_ms).contains(&t));
+        }
+        let sack_points = seq.points.iter().filter(|p| p.0 == 10).count();
+        assert_eq!(sack_points, seq.sacks.len());
+        assert_eq!(seq.categories.len(), 11);
+    }
 
     #[test]
     fn buckets_keep_every_stall() {

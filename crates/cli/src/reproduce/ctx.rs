@@ -75,6 +75,7 @@ impl Ctx {
         for (k, v) in sets {
             command += &format!(" --set '{k}={}'", v);
         }
+        let resolved = toml::to_string(&doc).context("writing the resolved scenario as TOML")?;
         let prepared = prepare(doc, &[], &format!("reproduce part {part}"))?;
         let jobs = runner::jobs(&prepared.scenarios);
         if !self.quiet {
@@ -92,6 +93,11 @@ impl Ctx {
             complete: true,
         };
         results.write_runs_csv(&dir.join("runs.csv"))?;
+        // The part's report.html, as `thinlab run` writes one but without the per-write series
+        // (rerunning the worst write of each part would make `reproduce all` several times
+        // slower; `thinlab run` on the part's command draws them).
+        let problems = crate::health::problems(&results);
+        crate::report_html::write_run(&dir, &results, &problems, &resolved, None)?;
         Ok(Ran {
             part: part.to_string(),
             command,

@@ -199,6 +199,13 @@ impl LossRecovery {
         let prior_delivered = self.rack_tlp.delivered;
         // 3. SACK blocks: D-SACK first, then the scoreboard takes valid blocks of outstanding data
         if c.sack && !ack.sack_blocks.is_empty() {
+            for &(start, end) in &ack.sack_blocks {
+                c.events.push_back(Event::Sacked {
+                    at: now,
+                    start,
+                    end,
+                });
+            }
             self.dsack_on_blocks(c, &ack.sack_blocks, ack.ack.max(0) as u64);
             let (lo, hi) = (c.snd.una_seq(), c.snd.nxt_seq());
             let blocks = ack.blocks_within(lo, hi);
