@@ -171,6 +171,23 @@ pub fn resolve(
                     "Linux has no PERT congestion control (use reno or cubic)",
                 ))
             }
+            CcAlgorithm::Bic | CcAlgorithm::Westwood | CcAlgorithm::Vegas => {
+                let name = c.cc.name();
+                let available =
+                    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+                        .unwrap_or_default();
+                if !available.split_whitespace().any(|a| a == name) {
+                    return Err(EmuError::unsupported(
+                        format!("flow.{i}.tcp.cc"),
+                        format!("\"{name}\""),
+                        format!(
+                            "a congestion control this kernel has loaded ({}; load tcp_{name} with modprobe)",
+                            available.trim()
+                        ),
+                    ));
+                }
+                name
+            }
         };
         socks.push(SocketSettings {
             cc: cc.to_string(),

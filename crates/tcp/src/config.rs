@@ -80,6 +80,12 @@ pub enum CcAlgorithm {
     /// PERT (Bhandarkar et al. 2007): NewReno plus a delay-based early response,
     /// [`crate::cc::Pert`].
     Pert,
+    /// BIC-TCP (Xu et al. 2004), Linux 2.6.16's default, [`crate::cc::Bic`].
+    Bic,
+    /// Westwood+ (Mascolo et al. 2001), [`crate::cc::Westwood`].
+    Westwood,
+    /// Vegas (Brakmo & Peterson 1995), [`crate::cc::Vegas`].
+    Vegas,
 }
 
 /// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (docs/spec/mechanisms.md

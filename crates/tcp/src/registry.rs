@@ -56,6 +56,9 @@ named!(CcAlgorithm,
     Reno => "reno",
     Cubic => "cubic",
     Pert => "pert",
+    Bic => "bic",
+    Westwood => "westwood",
+    Vegas => "vegas",
 );
 
 named!(RdbVariant,

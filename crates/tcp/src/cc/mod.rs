@@ -6,22 +6,31 @@
 //! Sources: RFC 5681 (slow start, congestion avoidance, loss responses, restart after idle),
 //! RFC 6582 (NewReno), Linux `tcp_reno_cong_avoid`/`tcp_slow_start`/`tcp_cong_avoid_ai`.
 //! Algorithms: [`reno`] (the shared window arithmetic and Reno), [`newreno`], [`cubic`]
-//! (RFC 9438), [`pert`] (NewReno + delay-based early response). Adding one: a module with a
+//! (RFC 9438), [`pert`] (NewReno + delay-based early response), and Linux 2.6's [`bic`],
+//! [`westwood`] (Westwood+) and [`vegas`]. Adding one: a module with a
 //! type implementing [`CongestionControl`], a `CcAlgorithm` value, a [`Cc`] variant, one arm in
 //! [`Cc::new`] and [`Cc::algorithm`], and one line in the `dispatch!` macro below.
 
+pub mod bic;
 pub mod cubic;
 pub mod newreno;
 pub mod pert;
 pub mod reno;
+pub mod vegas;
+pub mod westwood;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_linux26;
 
+pub use bic::Bic;
 pub use cubic::Cubic;
 pub use newreno::NewReno;
 pub use pert::Pert;
 pub use reno::{Reno, RenoWindow};
+pub use vegas::Vegas;
+pub use westwood::Westwood;
 
 use crate::config::{CcAlgorithm, TcpConfig};
 use crate::time::Instant;
@@ -74,12 +83,15 @@ pub enum CongestionEvent {
 }
 
 /// Enum dispatch over the algorithms of `CcAlgorithm`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Cc {
     Reno(Reno),
     NewReno(NewReno),
     Cubic(Cubic),
     Pert(Pert),
+    Bic(Bic),
+    Westwood(Westwood),
+    Vegas(Vegas),
 }
 
 /// `dispatch!(self, c => expr)`: evaluate `expr` with `c` bound to the inner algorithm.
@@ -90,6 +102,9 @@ macro_rules! dispatch {
             Cc::NewReno($c) => $e,
             Cc::Cubic($c) => $e,
             Cc::Pert($c) => $e,
+            Cc::Bic($c) => $e,
+            Cc::Westwood($c) => $e,
+            Cc::Vegas($c) => $e,
         }
     };
 }
@@ -101,6 +116,9 @@ impl Cc {
             CcAlgorithm::NewReno => Cc::NewReno(NewReno::new(cfg.initial_window)),
             CcAlgorithm::Cubic => Cc::Cubic(Cubic::new(cfg.initial_window)),
             CcAlgorithm::Pert => Cc::Pert(Pert::new(cfg.initial_window, cfg.cc_seed)),
+            CcAlgorithm::Bic => Cc::Bic(Bic::new(cfg.initial_window)),
+            CcAlgorithm::Westwood => Cc::Westwood(Westwood::new(cfg.initial_window)),
+            CcAlgorithm::Vegas => Cc::Vegas(Vegas::new(cfg.initial_window)),
         }
     }
 
@@ -111,6 +129,9 @@ impl Cc {
             Cc::NewReno(_) => CcAlgorithm::NewReno,
             Cc::Cubic(_) => CcAlgorithm::Cubic,
             Cc::Pert(_) => CcAlgorithm::Pert,
+            Cc::Bic(_) => CcAlgorithm::Bic,
+            Cc::Westwood(_) => CcAlgorithm::Westwood,
+            Cc::Vegas(_) => CcAlgorithm::Vegas,
         }
     }
 }

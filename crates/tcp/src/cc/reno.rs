@@ -158,6 +158,47 @@ impl RenoWindow {
         self.cwnd_cnt = 0;
     }
 
+    /// New data was acknowledged (clears the RTO loss state), for controllers that grow the
+    /// window themselves.
+    pub fn note_acked(&mut self, acked: u32) {
+        if acked > 0 {
+            self.in_rto_loss = false;
+        }
+    }
+
+    /// Sets cwnd (at least 1) and ssthresh (at least 2), as a controller's own rule decides.
+    pub fn set(&mut self, cwnd: u32, ssthresh: u32) {
+        self.cwnd = cwnd.clamp(1, INFINITE_SSTHRESH);
+        self.ssthresh = ssthresh.clamp(2, INFINITE_SSTHRESH);
+    }
+
+    /// A congestion event with the controller's own ssthresh: fast recovery and CWR bring
+    /// cwnd to it, a timeout to 1 (and a further timeout before new data is acknowledged
+    /// keeps the ssthresh of the first, as [`RenoWindow::on_rto`]).
+    pub fn reduce(&mut self, event: CongestionEvent, ssthresh: u32) {
+        let ssthresh = ssthresh.max(2);
+        match event {
+            CongestionEvent::FastRecovery | CongestionEvent::Cwr => {
+                self.in_rto_loss = false;
+                self.ssthresh = ssthresh;
+                self.cwnd = ssthresh;
+            }
+            CongestionEvent::Timeout => {
+                if !self.in_rto_loss {
+                    self.ssthresh = ssthresh;
+                }
+                self.in_rto_loss = true;
+                self.cwnd = 1;
+            }
+        }
+        self.cwnd_cnt = 0;
+    }
+
+    /// An RTO fired and no new data has been acknowledged since.
+    pub fn in_rto_loss(&self) -> bool {
+        self.in_rto_loss
+    }
+
     pub fn on_idle_restart(&mut self) {
         let three_quarters = (self.cwnd >> 1) + (self.cwnd >> 2);
         self.ssthresh = self.ssthresh.max(three_quarters);

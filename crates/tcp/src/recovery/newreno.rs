@@ -25,9 +25,12 @@ impl FastRecoveryExit {
     pub fn for_config(cfg: &TcpConfig) -> Self {
         match cfg.cc {
             CcAlgorithm::Reno => FastRecoveryExit::FirstNewAck,
-            CcAlgorithm::NewReno | CcAlgorithm::Cubic | CcAlgorithm::Pert => {
-                FastRecoveryExit::RecoveryPoint
-            }
+            CcAlgorithm::NewReno
+            | CcAlgorithm::Cubic
+            | CcAlgorithm::Pert
+            | CcAlgorithm::Bic
+            | CcAlgorithm::Westwood
+            | CcAlgorithm::Vegas => FastRecoveryExit::RecoveryPoint,
         }
     }
 
