@@ -172,6 +172,21 @@ fn petlund_demo_quick_holds() {
 }
 
 #[test]
+fn petlund_variants_quick_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = quick_holds("petlund-variants", dir.path());
+    assert_eq!(ids, ["E.2", "E.3"]);
+    assert_files(
+        dir.path(),
+        &[
+            "data/newreno/runs.csv",
+            "data/westwood/runs.csv",
+            "data/vegas/report.html",
+        ],
+    );
+}
+
+#[test]
 fn modern_linux_quick_holds() {
     let dir = tempfile::tempdir().unwrap();
     let ids = quick_holds("modern-linux", dir.path());

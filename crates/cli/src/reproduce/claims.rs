@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 /// The claims files, by study name.
-const FILES: [(&str, &str); 8] = [
+const FILES: [(&str, &str); 9] = [
     ("evensen-lab", include_str!("claims/evensen-lab.toml")),
     ("evensen-apps", include_str!("claims/evensen-apps.toml")),
     ("hurtig", include_str!("claims/hurtig.toml")),
@@ -24,6 +24,10 @@ const FILES: [(&str, &str); 8] = [
     ("fairness", include_str!("claims/fairness.toml")),
     ("petlund-demo", include_str!("claims/petlund-demo.toml")),
     ("modern-linux", include_str!("claims/modern-linux.toml")),
+    (
+        "petlund-variants",
+        include_str!("claims/petlund-variants.toml"),
+    ),
     ("petlund", include_str!("claims/petlund.toml")),
 ];
 

@@ -18,6 +18,7 @@ mod figure;
 mod hurtig;
 mod modern_linux;
 mod petlund_demo;
+mod petlund_variants;
 mod report;
 mod yin;
 
@@ -54,6 +55,7 @@ pub fn studies() -> Vec<Study> {
         yin::study(),
         fairness::study(),
         petlund_demo::study(),
+        petlund_variants::study(),
         modern_linux::study(),
     ]
 }
