@@ -12,9 +12,8 @@ use crate::args::RunArgs;
 use crate::error::BadInput;
 use crate::output::Results;
 use crate::progress::Progress;
-use crate::run::{clean_name, prepare};
+use crate::run::{clean_name, prepare_each};
 use crate::runner::{self, RunOutput};
-use crate::sweep::{expand, take_sweep};
 use anyhow::{Context, Result};
 use serde_json::json;
 use std::path::PathBuf;
@@ -54,6 +53,15 @@ pub fn take_backend(doc: &mut toml::Value, flag: Option<&str>) -> Result<Backend
         }
     };
     if backend == Backend::Sim {
+        let swept = doc
+            .get("sweep")
+            .and_then(|s| s.as_table())
+            .and_then(|t| t.keys().find(|k| k.ends_with(".tcp.stack")).cloned());
+        if let Some(key) = swept {
+            return Err(BadInput::new(format!(
+                "sweep key `{key}`: only with backend \"emu\" (the simulator always runs thinlab's TCP)"
+            )));
+        }
         if let Some((i, stack)) = stacks(doc).into_iter().find(|(_, s)| s.is_some()) {
             return Err(BadInput::new(format!(
                 "flow.{i}.tcp.stack = {}: only with backend \"emu\" (the simulator always runs thinlab's TCP)",
@@ -118,19 +126,19 @@ fn emu_error(e: EmuError) -> anyhow::Error {
 }
 
 /// Runs every configuration × repetition of `doc` in real time and writes the results.
-pub fn run(args: &RunArgs, mut doc: toml::Value, sets: &[(String, toml::Value)]) -> Result<()> {
-    let thinlab_flows = take_stacks(&mut doc)?;
+pub fn run(args: &RunArgs, doc: toml::Value, sets: &[(String, toml::Value)]) -> Result<()> {
     let fixed: Vec<String> = sets.iter().map(|(k, _)| k.clone()).collect();
     let origin = args.scenario.display().to_string();
-    let mut base = doc.clone();
-    let configs = expand(&take_sweep(&mut base, &fixed)?);
-    for c in &configs {
-        thinlab_emu::support::check_doc(&c.apply(&base)?, &thinlab_flows).map_err(emu_error)?;
-    }
     let resolved = toml::to_string(&doc).context("writing the resolved scenario as TOML")?;
-    let prepared = prepare(doc, &fixed, &origin)?;
-    for s in &prepared.scenarios {
-        thinlab_emu::support::resolve(s, &thinlab_flows).map_err(emu_error)?;
+    // Each configuration's `flow.N.tcp.stack` (a sweep may set it: `"flow.0.tcp.stack" =
+    // ["kernel", "thinlab"]`) comes out before the simulator's schema sees the rest.
+    let (prepared, stacks) = prepare_each(doc, &fixed, &origin, |applied| {
+        let thinlab_flows = take_stacks(applied)?;
+        thinlab_emu::support::check_doc(applied, &thinlab_flows).map_err(emu_error)?;
+        Ok(thinlab_flows)
+    })?;
+    for (s, thinlab_flows) in prepared.scenarios.iter().zip(&stacks) {
+        thinlab_emu::support::resolve(s, thinlab_flows).map_err(emu_error)?;
     }
     thinlab_emu::preflight().map_err(emu_error)?;
     let leftovers = thinlab_emu::netns::leftovers();
@@ -157,7 +165,7 @@ pub fn run(args: &RunArgs, mut doc: toml::Value, sets: &[(String, toml::Value)])
     for job in &jobs {
         let s = &prepared.scenarios[job.config];
         let mut opts = thinlab_emu::Options {
-            thinlab_flows: thinlab_flows.clone(),
+            thinlab_flows: stacks[job.config].clone(),
             ..Default::default()
         };
         if args.capture || s.flows.iter().any(|f| f.capture) {

@@ -188,11 +188,25 @@ pub struct Prepared {
 
 /// Expands `doc`'s `[sweep]` (keys in `fixed` are left out of it) and validates every
 /// configuration before anything runs; `origin` names the document in error messages.
-pub fn prepare(mut doc: toml::Value, fixed: &[String], origin: &str) -> Result<Prepared> {
+pub fn prepare(doc: toml::Value, fixed: &[String], origin: &str) -> Result<Prepared> {
+    prepare_each(doc, fixed, origin, |_| Ok(())).map(|(p, _)| p)
+}
+
+/// [`prepare`], with `each` called on every configuration's document before the simulator's
+/// schema validates it (the emulator takes its own keys out there); returns what it returned
+/// per configuration.
+pub fn prepare_each<T>(
+    mut doc: toml::Value,
+    fixed: &[String],
+    origin: &str,
+    mut each: impl FnMut(&mut toml::Value) -> Result<T>,
+) -> Result<(Prepared, Vec<T>)> {
     let configs = expand(&take_sweep(&mut doc, fixed)?);
     let mut scenarios = Vec::with_capacity(configs.len());
+    let mut extra = Vec::with_capacity(configs.len());
     for c in &configs {
-        let value = c.apply(&doc)?;
+        let mut value = c.apply(&doc)?;
+        extra.push(each(&mut value)?);
         let where_ = if c.params.is_empty() {
             origin.to_string()
         } else {
@@ -205,11 +219,14 @@ pub fn prepare(mut doc: toml::Value, fixed: &[String], origin: &str) -> Result<P
         .first()
         .map_or("scenario", |s| s.name.as_str())
         .to_string();
-    Ok(Prepared {
-        name,
-        configs,
-        scenarios,
-    })
+    Ok((
+        Prepared {
+            name,
+            configs,
+            scenarios,
+        },
+        extra,
+    ))
 }
 
 /// Worker threads for `jobs` runs: `requested`, else the available cores; at most one per run.

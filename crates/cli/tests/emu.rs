@@ -194,6 +194,59 @@ fn emu_run_writes_the_common_results_and_emu_json() {
     assert!(a.status.success(), "{}", stderr(&a));
 }
 
+#[test]
+fn the_stack_is_a_sweep_axis_kernel_against_thinlab() {
+    let d = tempfile::tempdir().unwrap();
+    let swept = SCENARIO
+        .replace(", stack = \"kernel\"", "")
+        .replace("repetitions = 2", "repetitions = 1")
+        + "\n[sweep]\n\"flow.0.tcp.stack\" = [\"kernel\", \"thinlab\"]\n";
+    // the simulator refuses the axis, naming it
+    let s = write(d.path(), &swept);
+    let o = thinlab(&["run", &s, "--backend", "sim", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("flow.0.tcp.stack"), "{}", stderr(&o));
+    // a bad value in the axis is refused before anything runs
+    let bad = write(d.path(), &swept.replace("\"thinlab\"]", "\"lwip\"]"));
+    let o = thinlab(&["run", &bad, "--quiet"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("expected \"kernel\" or \"thinlab\""),
+        "{}",
+        stderr(&o)
+    );
+    if !can_run("the_stack_is_a_sweep_axis_kernel_against_thinlab") {
+        return;
+    }
+    let _one_at_a_time = serial();
+    let s = write(d.path(), &swept);
+    let out = d.path().join("out");
+    let o = thinlab(&["run", &s, "--out", &out.display().to_string(), "--quiet"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    assert!(
+        rows[0].starts_with("kernel,") && rows[1].starts_with("thinlab,"),
+        "{csv}"
+    );
+    let emu: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("emu.json")).unwrap()).unwrap();
+    // the thinlab run reports its own endpoint, the kernel run does not
+    let runs = emu["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    let text = |i: usize| runs[i]["report"].to_string();
+    assert!(
+        !text(0).contains("\"established\"") && text(1).contains("\"established\":true"),
+        "{}",
+        emu
+    );
+}
+
 fn netns_fds(pid: u32) -> Vec<u64> {
     let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
         return Vec::new();
