@@ -21,7 +21,8 @@ use thinlab_sim::app::Source;
 
 const TCP_THIN_LINEAR_TIMEOUTS: i32 = 16;
 const POLL: Duration = Duration::from_millis(20);
-/// How often the data sender's `TCP_INFO` is sampled (while its application waits).
+/// How often the data sender's `TCP_INFO` is sampled (between writes, during bulk writes and
+/// while the sent data drains).
 pub const SAMPLE_EVERY: Duration = Duration::from_millis(100);
 static ZEROS: [u8; 64 * 1024] = [0; 64 * 1024];
 
@@ -38,8 +39,8 @@ pub struct SocketReport {
     pub mss: Option<i32>,
     /// `TCP_INFO` when the flow ended.
     pub tcp_info: Option<TcpInfo>,
-    /// The data sender's `TCP_INFO` every [`SAMPLE_EVERY`] while its application waits
-    /// between writes: (run time s, sample).
+    /// The data sender's `TCP_INFO` every [`SAMPLE_EVERY`] (between writes, during bulk
+    /// writes, while draining): (run time s, sample).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tcp_info_samples: Vec<(f64, TcpInfo)>,
     /// `tcp.stack = "thinlab"`: the endpoint's own figures (then no kernel socket sent).
@@ -303,6 +304,7 @@ pub fn send(
             loop {
                 aborted(abort)?;
                 let now = clock.now();
+                sample(now); // the write below returns at least every POLL
                 if !source.app().is_finite() && now >= source.stop_ns() {
                     source.stop();
                 }
@@ -333,6 +335,7 @@ pub fn send(
     }
     while outq(s)? > 0 && clock.now() < drain_deadline {
         aborted(abort)?;
+        sample(clock.now());
         std::thread::sleep(Duration::from_millis(1));
     }
     let info = TcpInfo::of(s.as_raw_fd()).ok();

@@ -314,4 +314,10 @@ fn bulk_transfer_runs_at_the_bottleneck_rate() {
     assert!((5e6..=10e6).contains(&goodput), "goodput {goodput} bit/s");
     let links = &r.report.drops;
     println!("bulk: goodput {goodput:.0} bit/s, drops {links:?}");
+    // TCP_INFO is sampled during the bulk writes too (every 100 ms of a ≥ 0.32 s transfer),
+    // and the samples see the window open
+    let samples = &r.report.flows[0].sender.tcp_info_samples;
+    assert!(samples.len() >= 3, "{} samples", samples.len());
+    assert!(samples.windows(2).all(|w| w[1].0 > w[0].0));
+    assert!(samples.iter().any(|(_, i)| i.snd_cwnd > 10), "{samples:?}");
 }
