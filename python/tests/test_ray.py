@@ -15,6 +15,10 @@ import thinlab
 
 ray = pytest.importorskip("ray") if not os.environ.get("CI") else __import__("ray")
 
+# A throwaway cluster on 127.0.0.1: no token authentication (a token file left by an earlier
+# local `ray.init()` would otherwise switch the head, but not the second node, to it).
+os.environ["RAY_AUTH_MODE"] = "disabled"
+
 
 def free_port() -> int:
     with socket.socket() as s:

@@ -17,7 +17,11 @@ from .ray_engine import run_on_ray
 def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="thinlab run --ray", description=__doc__)
     p.add_argument("scenario")
-    p.add_argument("--address", default="auto", help='Ray address, "auto" or "local" (a new one)')
+    p.add_argument(
+        "--address",
+        default="auto",
+        help='Ray address; "auto": the cluster on this machine, else a new local one',
+    )
     p.add_argument("--out")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--batch-size", type=int)
@@ -40,7 +44,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         source = plan_source(a.scenario, overrides)
         plan = _native.Plan.load(*source)
         planned = len(plan.jobs())
-        address = None if a.address == "local" else a.address
+        address = a.address
         runs = run_on_ray(
             plan,
             source,
@@ -71,6 +75,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # Ray's own failures: a message, not a traceback
+        print(f"error: Ray: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -57,16 +57,22 @@ def batch_size_for(jobs: int, cpus: int) -> int:
 
 
 def connect(address: Optional[str]) -> Any:
-    """Ray, connected to `address` ("auto": the cluster `ray start` made on this machine), or
-    to the local cluster or a new one when None."""
+    """Ray, connected to `address`; "auto" or None: the cluster `ray start` made on this
+    machine (or `RAY_ADDRESS`'s), else a new local one for this process."""
     ray = _ray()
-    if not ray.is_initialized():
-        ray.init(
-            address=address,
-            include_dashboard=False,
-            log_to_driver=False,
-            configure_logging=False,
-        )
+    if ray.is_initialized():
+        return ray
+    opts = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
+    if address in (None, "auto"):
+        try:
+            ray.init(address="auto", **opts)
+        except ConnectionError:
+            ray.init(**opts)  # no cluster running: a local one, for this process
+        return ray
+    try:
+        ray.init(address=address, **opts)
+    except ConnectionError as e:
+        raise _native.ThinlabError(f"cannot reach the Ray cluster at {address}: {e}") from None
     return ray
 
 
