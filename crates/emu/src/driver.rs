@@ -17,7 +17,7 @@ use crate::emulator::{self, Setup};
 use crate::error::EmuError;
 use crate::kernel_app::{self, SocketReport};
 use crate::netns::{leftovers, read_sysctl, write_sysctl, Netns};
-use crate::records::{self, AppLogs, Span};
+use crate::records::{self, AppLogs, SpanLog};
 pub use crate::report::{DropCountsJson, FlowOutcome, FlowReport, RunOutcome, RunReport};
 use crate::support::{self, SocketSettings};
 use crate::sys::{is_root, Clock};
@@ -93,7 +93,7 @@ pub fn drain_bound(s: &Scenario) -> Duration {
 struct Side {
     report: SocketReport,
     connect: Option<u64>,
-    spans: Vec<Span>,
+    spans: SpanLog,
     /// The connection was established on this side.
     established: bool,
     /// Why this side's connection failed (the flow's status reason), if it did.
@@ -316,14 +316,20 @@ pub fn run(
             rcv.established
         };
         let failure = snd.failure.clone().or(rcv.failure.clone());
+        let spilled = |log: SpanLog, what: &str| {
+            log.finish()
+                .and_then(|l| l.check().map(|()| l))
+                .map_err(|e| EmuError::Emulator(format!("the {what} log: {e}")))
+        };
         let logs = AppLogs {
             connect: snd.connect.or(rcv.connect),
-            writes: snd.spans,
-            reads: rcv.spans,
+            writes: spilled(snd.spans, "application's write")?,
+            reads: spilled(rcv.spans, "application's read")?,
             finite: f.app.is_finite(),
         };
         let log = &report.events[i];
-        log.check().map_err(|e| EmuError::Emulator(e.to_string()))?;
+        log.check()
+            .map_err(|e| EmuError::Emulator(format!("the packet log: {e}")))?;
         let mut rec = records::build(&logs, || log.iter(), sender_side(f) as u8);
         if let Some(t) = &snd.report.thinlab {
             // The endpoint knows why it retransmitted: exact counts instead of the wire's guess.
@@ -374,6 +380,7 @@ pub fn run(
             seed,
             kernel: kernel_release(),
             lateness: report.lateness,
+            lateness_by_minute: report.lateness_by_minute,
             sched_fifo: report.sched_fifo.is_ok(),
             sched_fifo_error: report.sched_fifo.err(),
             spin_us: opts.spin_us,

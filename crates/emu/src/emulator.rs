@@ -14,8 +14,8 @@
 use crate::capture::FlowPcaps;
 use crate::error::EmuError;
 use crate::packet::{flow_of, parse, TcpHeader};
-use crate::packet_log::{PacketLog, SpilledLog};
-use crate::stats::Lateness;
+use crate::packet_log::{PacketLog, SpilledPackets};
+use crate::stats::{Lateness, LatenessWindow, Timeline};
 use crate::sys::Clock;
 use crate::tun::Tun;
 use std::cmp::Ordering;
@@ -61,8 +61,10 @@ pub struct Setup {
 /// What the emulator leaves after a run.
 pub struct Report {
     /// Per flow, every packet read from or written to a TUN device, in time order.
-    pub events: Vec<SpilledLog>,
+    pub events: Vec<SpilledPackets>,
     pub lateness: Lateness,
+    /// Lateness per minute of run time.
+    pub lateness_by_minute: Vec<LatenessWindow>,
     /// `Ok(priority)` if the thread ran under SCHED_FIFO, else why not.
     pub sched_fifo: Result<i32, String>,
     pub drops: DropCounts,
@@ -112,10 +114,9 @@ struct Emulator {
     heap: BinaryHeap<Pending>,
     n: u64,
     events: Vec<PacketLog>,
-    /// The first error writing the packet log (the run's records cannot be built).
-    log_error: Option<io::Error>,
     /// Every delivery's lateness, ns: an exact histogram (memory independent of run length).
     lateness: LatencyHistogram,
+    timeline: Timeline,
     delivered: u64,
     ignored: u64,
     capture_error: Option<io::Error>,
@@ -141,12 +142,9 @@ pub fn spawn(
                 s,
                 heap: BinaryHeap::new(),
                 n: 0,
-                events: (0..flows)
-                    .map(|_| PacketLog::new())
-                    .collect::<io::Result<_>>()
-                    .map_err(|e| EmuError::Emulator(format!("creating the packet log: {e}")))?,
-                log_error: None,
+                events: (0..flows).map(|_| PacketLog::default()).collect(),
                 lateness: LatencyHistogram::default(),
+                timeline: Timeline::default(),
                 delivered: 0,
                 ignored: 0,
                 capture_error: None,
@@ -161,9 +159,9 @@ pub fn spawn(
                     .into_iter()
                     .map(PacketLog::finish)
                     .collect::<io::Result<_>>()
-                    .and_then(|logs| e.log_error.map_or(Ok(logs), Err))
                     .map_err(|err| EmuError::Emulator(format!("writing the packet log: {err}")))?,
                 lateness: Lateness::from_histogram(&e.lateness),
+                lateness_by_minute: e.timeline.finish(),
                 sched_fifo: fifo,
                 delivered: e.delivered,
                 ignored: e.ignored,
@@ -249,11 +247,9 @@ impl Emulator {
         }
     }
 
-    /// Append to flow `flow`'s packet log (the first write error is kept for the report).
+    /// Append to flow `flow`'s packet log (the log keeps its first write error for the report).
     fn log(&mut self, flow: usize, e: PktEvent) {
-        if let Err(err) = self.events[flow].push(&e) {
-            self.log_error.get_or_insert(err);
-        }
+        self.events[flow].push(&e);
     }
 
     /// A packet read from host `side`'s TUN at `t`.
@@ -316,6 +312,7 @@ impl Emulator {
             let dst = if p.dir == FORWARD { 1 } else { 0 };
             let t = self.s.clock.now();
             self.lateness.add(t.saturating_sub(p.at));
+            self.timeline.add(t, t.saturating_sub(p.at));
             match self.s.tuns[dst].write(&p.buf) {
                 Ok(_) => {}
                 // A full backlog drops the packet, as a NIC would.

@@ -7,7 +7,7 @@
 //! Blocking calls use short timeouts so that an abort (Ctrl-C, another flow's failure) is
 //! noticed within ~20 ms.
 
-use crate::records::Span;
+use crate::records::SpanLog;
 use crate::support::SocketSettings;
 use crate::sys::{cvt, getsockopt_bytes, getsockopt_int, setsockopt, Clock};
 use crate::tcp_info::TcpInfo;
@@ -275,7 +275,7 @@ pub fn send(
     clock: &Clock,
     drain_deadline: u64,
     abort: &AtomicBool,
-    writes: &mut Vec<Span>,
+    writes: &mut SpanLog,
     samples: &mut Vec<(f64, TcpInfo)>,
 ) -> io::Result<Option<TcpInfo>> {
     s.set_write_timeout(Some(POLL))?;
@@ -297,7 +297,7 @@ pub fn send(
         for b in pending.drain(..) {
             let t = clock.now();
             write_all(s, b, abort)?;
-            writes.push((t, issued, issued + b));
+            writes.push(&(t, issued, issued + b));
             issued += b;
         }
         if source.is_bulk() {
@@ -314,7 +314,7 @@ pub fn send(
                 let n = source.bulk_budget().min(ZEROS.len() as u64) as usize;
                 match s.write(&ZEROS[..n]) {
                     Ok(k) => {
-                        writes.push((now, issued, issued + k as u64));
+                        writes.push(&(now, issued, issued + k as u64));
                         issued += k as u64;
                         source.bulk_wrote(k as u64);
                     }
@@ -357,7 +357,7 @@ pub fn receive(
     clock: &Clock,
     deadline: u64,
     abort: &AtomicBool,
-    reads: &mut Vec<Span>,
+    reads: &mut SpanLog,
 ) -> io::Result<Option<TcpInfo>> {
     s.set_read_timeout(Some(POLL))?;
     let mut buf = vec![0u8; 256 * 1024];
@@ -368,7 +368,7 @@ pub fn receive(
             Ok(0) => break,
             Ok(n) => {
                 let t = clock.now();
-                reads.push((t, total, total + n as u64));
+                reads.push(&(t, total, total + n as u64));
                 total += n as u64;
             }
             Err(e) if retry(&e) => {

@@ -13,7 +13,8 @@
 //! - [`emulator`]: the forwarding thread and its timing; [`stats`]: its lateness;
 //! - [`kernel_app`]: the applications on kernel sockets (the simulator's traffic sources);
 //! - [`records`]: the logs merged into the same delivery records as the simulator's
-//!   ([`packet_log`]: the emulator's packet log, spilled to a temporary file);
+//!   ([`spill`]: logs spilled to a temporary file as they are written: the emulator's
+//!   [`packet_log`] and the applications' writes and reads);
 //! - [`support`]: which scenario keys map onto kernel settings; [`tcp_info`]: what the kernel
 //!   reports; [`capture`]: pcap files at both ends; [`driver`]: one run, setup to teardown,
 //!   returning a [`report`];
@@ -30,6 +31,7 @@ pub mod packet_log;
 pub mod records;
 pub mod report;
 pub mod signal;
+pub mod spill;
 pub mod stats;
 pub mod support;
 pub mod sys;

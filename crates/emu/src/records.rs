@@ -19,6 +19,7 @@
 //! expiry). The total is exact; the kernel's own counters are in `emu.json`.
 
 use crate::emulator::PktEvent;
+use crate::spill::{Record, SpillLog, SpilledLog};
 use std::time::Duration;
 use thinlab_tcp::event::{Event, SendKind};
 use thinlab_tcp::{seq, Instant};
@@ -28,12 +29,31 @@ use thinlab_trace::{FlowRecorder, FlowRecords};
 /// One application write or read: (run time ns, stream start, stream end).
 pub type Span = (u64, u64, u64);
 
+impl Record for Span {
+    const SIZE: usize = 24;
+
+    fn encode(&self, b: &mut [u8]) {
+        b[0..8].copy_from_slice(&self.0.to_le_bytes());
+        b[8..16].copy_from_slice(&self.1.to_le_bytes());
+        b[16..24].copy_from_slice(&self.2.to_le_bytes());
+    }
+
+    fn decode(b: &[u8]) -> Self {
+        let at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        (at(0), at(8), at(16))
+    }
+}
+
+/// An application's log of its writes or reads, spilled to a temporary file as it runs
+/// (24 bytes a record), so that a long run's memory does not grow with them.
+pub type SpanLog = SpillLog<Span>;
+
 /// What the applications of one flow logged.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct AppLogs {
     pub connect: Option<u64>,
-    pub writes: Vec<Span>,
-    pub reads: Vec<Span>,
+    pub writes: SpilledLog<Span>,
+    pub reads: SpilledLog<Span>,
     /// The sender closed its stream after its last write (a finite source).
     pub finite: bool,
 }
@@ -63,10 +83,10 @@ where
     let mut w = Wire::default();
     // the emulator's log is in time order (it stamps each packet with its monotonic clock)
     let mut sources: [Box<dyn Iterator<Item = (u64, Item)> + 'e>; 4] = [
-        sorted(logs.writes.iter().map(|&(t, s, e)| (t, Item::Write(s, e)))),
+        sorted(&logs.writes, |s, e| Item::Write(s, e)),
         Box::new(events().filter(|p| p.out).map(|p| (p.t, Item::Packet(p)))),
         Box::new(events().filter(|p| !p.out).map(|p| (p.t, Item::Packet(p)))),
-        sorted(logs.reads.iter().map(|&(t, s, e)| (t, Item::Read(s, e)))),
+        sorted(&logs.reads, |s, e| Item::Read(s, e)),
     ];
     let mut heads: Vec<Option<(u64, Item)>> = sources.iter_mut().map(|s| s.next()).collect();
     // the source whose head comes first: earliest time, then lowest rank (= source index)
@@ -93,19 +113,21 @@ where
     rec.finish()
 }
 
-/// `items` in time order: as they come when already sorted (the logs are), else sorted (a
-/// stable sort, which keeps the order of equal times).
+/// A log's spans as items in time order: streamed when already sorted (the logs are), else
+/// sorted in memory (a stable sort, which keeps the order of equal times).
 fn sorted<'a>(
-    items: impl Iterator<Item = (u64, Item)> + Clone + 'a,
+    log: &'a SpilledLog<Span>,
+    item: fn(u64, u64) -> Item,
 ) -> Box<dyn Iterator<Item = (u64, Item)> + 'a> {
     let mut last = 0;
-    if items
-        .clone()
-        .all(|(t, _)| std::mem::replace(&mut last, t) <= t)
+    let items = move || log.iter().map(move |(t, s, e)| (t, item(s, e)));
+    if log
+        .iter()
+        .all(|(t, _, _)| std::mem::replace(&mut last, t) <= t)
     {
-        Box::new(items)
+        Box::new(items())
     } else {
-        let mut v: Vec<_> = items.collect();
+        let mut v: Vec<_> = items().collect();
         v.sort_by_key(|(t, _)| *t);
         Box::new(v.into_iter())
     }
@@ -214,6 +236,18 @@ impl Wire {
 mod tests {
     use super::*;
     use crate::packet::TcpHeader;
+    use crate::spill::collect;
+
+    #[test]
+    fn spans_round_trip_and_come_in_time_order() {
+        let spans = [(5, 0, 10), (3, 10, 20), (5, 20, u64::MAX), (9, 1, 2)];
+        let log = collect(spans).unwrap();
+        assert_eq!(log.iter().collect::<Vec<_>>(), spans);
+        let times: Vec<u64> = sorted(&log, |s, e| Item::Write(s, e))
+            .map(|(t, _)| t)
+            .collect();
+        assert_eq!(times, [3, 5, 5, 9]);
+    }
 
     const MS: u64 = 1_000_000;
     fn at(ms: u64) -> Option<Instant> {
@@ -244,8 +278,8 @@ mod tests {
         let s = isn.wrapping_add(1);
         let logs = AppLogs {
             connect: Some(0),
-            writes: vec![(100 * MS, 0, 100), (200 * MS, 100, 200)],
-            reads: vec![(700 * MS, 0, 200)],
+            writes: collect([(100 * MS, 0, 100), (200 * MS, 100, 200)]).unwrap(),
+            reads: collect([(700 * MS, 0, 200)]).unwrap(),
             finite: false,
         };
         let events = [
@@ -292,8 +326,8 @@ mod tests {
         events.sort_by_key(|e| e.t); // the emulator's log is in time order
         let logs = AppLogs {
             connect: Some(0),
-            writes,
-            reads,
+            writes: collect(writes.iter().copied()).unwrap(),
+            reads: collect(reads.iter().copied()).unwrap(),
             finite: false,
         };
         let merged = build(&logs, || events.iter().copied(), 0);
@@ -305,8 +339,8 @@ mod tests {
             Item::Read(..) => 3,
         };
         let mut items: Vec<(u64, Item)> = Vec::new();
-        items.extend(logs.writes.iter().map(|&(t, s, e)| (t, Item::Write(s, e))));
-        items.extend(logs.reads.iter().map(|&(t, s, e)| (t, Item::Read(s, e))));
+        items.extend(writes.iter().map(|&(t, s, e)| (t, Item::Write(s, e))));
+        items.extend(reads.iter().map(|&(t, s, e)| (t, Item::Read(s, e))));
         items.extend(events.iter().map(|p| (p.t, Item::Packet(*p))));
         items.sort_by_key(|(t, i)| (*t, rank(i)));
         let mut rec = FlowRecorder::new();

@@ -4,7 +4,7 @@
 //! `TCP_INFO`, the namespaces' TCP counters, drops by cause.
 
 use crate::kernel_app::SocketReport;
-use crate::stats::Lateness;
+use crate::stats::{Lateness, LatenessWindow};
 use crate::tcp_info::NetCounters;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -35,6 +35,8 @@ pub struct RunReport {
     pub kernel: String,
     /// Delivery lateness of the emulator against the path model.
     pub lateness: Lateness,
+    /// The same per minute of run time (drift over a long run).
+    pub lateness_by_minute: Vec<LatenessWindow>,
     pub sched_fifo: bool,
     /// Why SCHED_FIFO was not used, if it was not.
     pub sched_fifo_error: Option<String>,

@@ -1,5 +1,6 @@
 //! The emulator's timing error: how late each packet was written to its TUN device compared
-//! with the arrival time the path model computed, summarised as nearest-rank percentiles.
+//! with the arrival time the path model computed, summarised as nearest-rank percentiles,
+//! over the whole run and per minute of it (whether the emulator drifts on a long run).
 
 use serde::Serialize;
 use thinlab_trace::histogram::LatencyHistogram;
@@ -65,9 +66,76 @@ impl Lateness {
     }
 }
 
+/// Lateness in one window of run time.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LatenessWindow {
+    /// Run time at the window's start, s.
+    pub start_s: f64,
+    #[serde(flatten)]
+    pub lateness: Lateness,
+}
+
+/// Run time per timeline window, ns.
+pub const WINDOW_NS: u64 = 60_000_000_000;
+
+/// Lateness per [`WINDOW_NS`] of run time: one window's exact histogram at a time, each
+/// finished window kept as its summary (memory grows by one summary per minute).
+#[derive(Default)]
+pub struct Timeline {
+    start: u64,
+    current: LatencyHistogram,
+    windows: Vec<LatenessWindow>,
+}
+
+impl Timeline {
+    /// A delivery at run time `t` (ns; non-decreasing) that was `late_ns` late.
+    pub fn add(&mut self, t: u64, late_ns: u64) {
+        if t >= self.start + WINDOW_NS {
+            self.close();
+            self.start = t - t % WINDOW_NS;
+        }
+        self.current.add(late_ns);
+    }
+
+    fn close(&mut self) {
+        if !self.current.is_empty() {
+            self.windows.push(LatenessWindow {
+                start_s: self.start as f64 / 1e9,
+                lateness: Lateness::from_histogram(&self.current),
+            });
+            self.current = LatencyHistogram::default();
+        }
+    }
+
+    /// Every window with a delivery, in time order.
+    pub fn finish(mut self) -> Vec<LatenessWindow> {
+        self.close();
+        self.windows
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timeline_summarises_each_minute_with_deliveries() {
+        let mut t = Timeline::default();
+        for i in 0..10 {
+            t.add(i * 1_000_000_000, 1000 + i); // minute 0
+        }
+        t.add(61_000_000_000, 5_000);
+        t.add(119_999_999_999, 7_000); // minute 1
+        t.add(300_000_000_000, 2_000_000); // minute 5 (2..4 had none)
+        let w = t.finish();
+        assert_eq!(w.len(), 3);
+        assert_eq!((w[0].start_s, w[0].lateness.count), (0.0, 10));
+        assert_eq!(w[0].lateness.max_us, Some(1.009));
+        assert_eq!((w[1].start_s, w[1].lateness.count), (60.0, 2));
+        assert_eq!(w[1].lateness.p50_us, Some(5.0));
+        assert_eq!((w[2].start_s, w[2].lateness.over_1ms), (300.0, 1));
+        assert!(Timeline::default().finish().is_empty());
+    }
 
     #[test]
     fn percentiles_nearest_rank() {

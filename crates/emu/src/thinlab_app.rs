@@ -11,7 +11,7 @@
 //! write is recorded when the application issues it and offered to the endpoint as its send
 //! buffer frees, as in the simulator.
 
-use crate::records::Span;
+use crate::records::SpanLog;
 use crate::sys::Clock;
 use crate::tun::Tun;
 use serde::Serialize;
@@ -125,7 +125,7 @@ impl Sender<'_> {
     pub fn run(
         &self,
         mut source: Source,
-        writes: &mut Vec<Span>,
+        writes: &mut SpanLog,
     ) -> io::Result<(u64, ThinlabReport)> {
         let connect = self.clock.now();
         let mut ep = Endpoint::connect(
@@ -167,7 +167,7 @@ impl Sender<'_> {
                 let mut w = |b| queue.push_back(b);
                 next = source.start(now, &mut w);
                 for &b in &queue {
-                    writes.push((now, issued, issued + b));
+                    writes.push(&(now, issued, issued + b));
                     issued += b;
                 }
             }
@@ -175,7 +175,7 @@ impl Sender<'_> {
                 let mut fresh = Vec::new();
                 next = source.tick(tk, &mut |b| fresh.push(b));
                 for b in fresh {
-                    writes.push((tk.max(now.min(tk)), issued, issued + b));
+                    writes.push(&(tk.max(now.min(tk)), issued, issued + b));
                     issued += b;
                     queue.push_back(b);
                 }
@@ -200,7 +200,7 @@ impl Sender<'_> {
                 if k == 0 {
                     break;
                 }
-                writes.push((now, issued, issued + k));
+                writes.push(&(now, issued, issued + k));
                 issued += k;
                 source.bulk_wrote(k);
             }

@@ -1,0 +1,218 @@
+//! Logs that a long run writes as it goes and reads back once, spilled to an anonymous
+//! temporary file as fixed-size records (through a 64 KiB buffer), so that the run's memory
+//! does not grow with what it logs: the emulator's packets (`packet_log`) and the
+//! applications' writes and reads (`records::Span`). The file is created on the first record
+//! and removed by the operating system when the log is dropped.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::marker::PhantomData;
+use std::os::unix::fs::FileExt;
+
+/// A value stored as `SIZE` bytes.
+pub trait Record: Sized {
+    const SIZE: usize;
+    fn encode(&self, out: &mut [u8]);
+    fn decode(b: &[u8]) -> Self;
+}
+
+/// Records read at once when streaming a log back.
+const CHUNK: usize = 2048;
+/// Bytes buffered before a write to the file.
+const BUFFER: usize = 64 * 1024;
+
+/// A log being written. A write error is kept, not returned: [`SpillLog::push`] is called
+/// in timing-sensitive loops, and the run reports the error when it finishes the log.
+pub struct SpillLog<R: Record> {
+    out: Option<BufWriter<File>>,
+    len: u64,
+    error: Option<io::Error>,
+    scratch: Vec<u8>,
+    _record: PhantomData<R>,
+}
+
+impl<R: Record> Default for SpillLog<R> {
+    fn default() -> Self {
+        SpillLog {
+            out: None,
+            len: 0,
+            error: None,
+            scratch: vec![0; R::SIZE],
+            _record: PhantomData,
+        }
+    }
+}
+
+impl<R: Record> SpillLog<R> {
+    pub fn push(&mut self, r: &R) {
+        if self.error.is_some() {
+            return;
+        }
+        if self.out.is_none() {
+            match tempfile::tempfile() {
+                Ok(f) => self.out = Some(BufWriter::with_capacity(BUFFER, f)),
+                Err(e) => {
+                    self.error = Some(e);
+                    return;
+                }
+            }
+        }
+        r.encode(&mut self.scratch);
+        let out = self.out.as_mut().expect("created above");
+        match out.write_all(&self.scratch) {
+            Ok(()) => self.len += 1,
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The log, complete, to be read back; or the first error writing it.
+    pub fn finish(self) -> io::Result<SpilledLog<R>> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let file = match self.out {
+            Some(out) => Some(out.into_inner().map_err(|e| e.into_error())?),
+            None => None,
+        };
+        Ok(SpilledLog {
+            file,
+            len: self.len,
+            _record: PhantomData,
+        })
+    }
+}
+
+/// Writes every record of `items` into a new log (for logs built at once, as in tests).
+pub fn collect<R: Record>(items: impl IntoIterator<Item = R>) -> io::Result<SpilledLog<R>> {
+    let mut log = SpillLog::default();
+    for r in items {
+        log.push(&r);
+    }
+    log.finish()
+}
+
+/// A finished log: its records, in the order they were pushed.
+pub struct SpilledLog<R: Record> {
+    file: Option<File>,
+    len: u64,
+    _record: PhantomData<R>,
+}
+
+impl<R: Record> Default for SpilledLog<R> {
+    fn default() -> Self {
+        SpilledLog {
+            file: None,
+            len: 0,
+            _record: PhantomData,
+        }
+    }
+}
+
+impl<R: Record> std::fmt::Debug for SpilledLog<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SpilledLog({} records)", self.len)
+    }
+}
+
+impl<R: Record> SpilledLog<R> {
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Every record, streamed from the file (independent of other iterators over the log).
+    /// A read error ends the stream early and is returned by [`SpilledLog::check`].
+    pub fn iter(&self) -> impl Iterator<Item = R> + '_ {
+        let mut buf = vec![0u8; R::SIZE * CHUNK];
+        let mut offset = 0u64;
+        let total = self.len * R::SIZE as u64;
+        let mut pending: Vec<R> = Vec::new();
+        std::iter::from_fn(move || {
+            if pending.is_empty() {
+                let file = self.file.as_ref()?;
+                let n = ((total - offset) as usize).min(buf.len());
+                if n == 0 || file.read_exact_at(&mut buf[..n], offset).is_err() {
+                    return None;
+                }
+                offset += n as u64;
+                pending = buf[..n]
+                    .chunks_exact(R::SIZE)
+                    .rev()
+                    .map(R::decode)
+                    .collect();
+            }
+            pending.pop()
+        })
+    }
+
+    /// Whether every record can be read back (counts them).
+    pub fn check(&self) -> io::Result<()> {
+        let n = self.iter().count() as u64;
+        if n == self.len {
+            Ok(())
+        } else {
+            Err(io::Error::other(format!(
+                "read back {n} of {} records",
+                self.len
+            )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq)]
+    struct Pair(u64, u32);
+
+    impl Record for Pair {
+        const SIZE: usize = 12;
+        fn encode(&self, out: &mut [u8]) {
+            out[..8].copy_from_slice(&self.0.to_le_bytes());
+            out[8..].copy_from_slice(&self.1.to_le_bytes());
+        }
+        fn decode(b: &[u8]) -> Self {
+            Pair(
+                u64::from_le_bytes(b[..8].try_into().unwrap()),
+                u32::from_le_bytes(b[8..].try_into().unwrap()),
+            )
+        }
+    }
+
+    #[test]
+    fn records_come_back_in_order_across_chunks() {
+        let n = 3 * CHUNK as u64 + 17;
+        let log = collect((0..n).map(|i| Pair(i * 1000 + 7, u32::MAX - i as u32))).unwrap();
+        assert_eq!(log.len(), n);
+        log.check().unwrap();
+        for (i, p) in log.iter().enumerate() {
+            assert_eq!(p, Pair(i as u64 * 1000 + 7, u32::MAX - i as u32));
+        }
+        // two streams over one log are independent
+        let (mut a, mut b) = (log.iter(), log.iter());
+        assert_eq!(a.next(), b.next());
+        let want = Pair((CHUNK as u64 + 1) * 1000 + 7, u32::MAX - CHUNK as u32 - 1);
+        assert_eq!(a.nth(CHUNK), Some(want));
+        assert_eq!(b.next(), Some(Pair(1007, u32::MAX - 1)));
+    }
+
+    #[test]
+    fn an_empty_log_has_no_file_and_no_records() {
+        let log = SpillLog::<Pair>::default().finish().unwrap();
+        assert!(log.is_empty());
+        assert_eq!(log.iter().count(), 0);
+        log.check().unwrap();
+    }
+}
