@@ -83,10 +83,10 @@ where
     let mut w = Wire::default();
     // the emulator's log is in time order (it stamps each packet with its monotonic clock)
     let mut sources: [Box<dyn Iterator<Item = (u64, Item)> + 'e>; 4] = [
-        sorted(&logs.writes, |s, e| Item::Write(s, e)),
+        sorted(&logs.writes, Item::Write),
         Box::new(events().filter(|p| p.out).map(|p| (p.t, Item::Packet(p)))),
         Box::new(events().filter(|p| !p.out).map(|p| (p.t, Item::Packet(p)))),
-        sorted(&logs.reads, |s, e| Item::Read(s, e)),
+        sorted(&logs.reads, Item::Read),
     ];
     let mut heads: Vec<Option<(u64, Item)>> = sources.iter_mut().map(|s| s.next()).collect();
     // the source whose head comes first: earliest time, then lowest rank (= source index)
@@ -243,9 +243,7 @@ mod tests {
         let spans = [(5, 0, 10), (3, 10, 20), (5, 20, u64::MAX), (9, 1, 2)];
         let log = collect(spans).unwrap();
         assert_eq!(log.iter().collect::<Vec<_>>(), spans);
-        let times: Vec<u64> = sorted(&log, |s, e| Item::Write(s, e))
-            .map(|(t, _)| t)
-            .collect();
+        let times: Vec<u64> = sorted(&log, Item::Write).map(|(t, _)| t).collect();
         assert_eq!(times, [3, 5, 5, 9]);
     }
 
