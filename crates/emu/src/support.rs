@@ -10,7 +10,10 @@
 //! - `mechanisms`: `linear-timeouts` → `TCP_THIN_LINEAR_TIMEOUTS` per socket, `tlp` →
 //!   `net.ipv4.tcp_early_retrans` = 3 (else 0), `rack` → `net.ipv4.tcp_recovery` = 1 (else
 //!   0); `sack` → `net.ipv4.tcp_sack`. The sysctls are per namespace, so all flows must agree
-//!   on them. `rdb`, `thin-dupack`, `early-retransmit`, `er-threshold` do not exist in the
+//!   on them. Since Linux 6.17 RACK is the kernel's only loss detection for SACK
+//!   connections and `tcp_recovery` = 0 no longer turns it off (Cardwell's removal of the
+//!   RFC 6675 code, 2025): on such a kernel a SACK flow without `rack` is refused, since the
+//!   run would silently have it. `rdb`, `thin-dupack`, `early-retransmit`, `er-threshold` do not exist in the
 //!   running kernel and are refused;
 //! - every other key (timer models, delayed ACKs, buffers, RDB/thin-detection knobs) would
 //!   be silently ignored by the kernel, so it is refused (exit code 2 naming the key). The
@@ -117,6 +120,27 @@ pub fn resolve(
     s: &Scenario,
     thinlab: &[bool],
 ) -> Result<(Vec<SocketSettings>, NsSettings), EmuError> {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    resolve_on(s, thinlab, release.trim())
+}
+
+/// Whether kernel `release` (as `uname -r` prints it) detects every SACK connection's losses
+/// with RACK whatever `tcp_recovery` says: Linux 6.17 and later.
+pub fn rack_always_on(release: &str) -> bool {
+    let mut parts = release.split(|c: char| !c.is_ascii_digit());
+    let mut next = || parts.next().and_then(|p| p.parse::<u32>().ok());
+    match (next(), next()) {
+        (Some(major), Some(minor)) => (major, minor) >= (6, 17),
+        _ => false,
+    }
+}
+
+/// [`resolve`] for a kernel whose release is `release`.
+pub fn resolve_on(
+    s: &Scenario,
+    thinlab: &[bool],
+    release: &str,
+) -> Result<(Vec<SocketSettings>, NsSettings), EmuError> {
     let mut socks = Vec::new();
     let mut ns: Option<(usize, NsSettings)> = None;
     if thinlab.iter().filter(|&&t| t).count() > 1 {
@@ -160,6 +184,20 @@ pub fn resolve(
                     "the running Linux kernel has no such mechanism (linear-timeouts, tlp and rack map onto it; list tcp.mechanisms explicitly if the profile brought it in)",
                 ));
             }
+        }
+        if c.sack && !m.rack && rack_always_on(release) {
+            let on: Vec<_> = m
+                .enabled()
+                .iter()
+                .map(|x| format!("\"{}\"", x.name()))
+                .collect();
+            return Err(EmuError::unsupported(
+                &key,
+                format!("[{}]", on.join(", ")),
+                format!(
+                    "without \"rack\", but Linux {release} always detects losses with RACK (tcp_recovery = 0 has no effect since 6.17): add \"rack\" to the list, or set tcp.sack = false"
+                ),
+            ));
         }
         let cc = match c.cc {
             CcAlgorithm::Reno | CcAlgorithm::NewReno => "reno",
@@ -269,10 +307,11 @@ mod tests {
             ))
             .unwrap()
         };
-        let (socks, ns) = resolve(&s(r#"["linear-timeouts", "tlp"]"#), &[]).unwrap();
+        let old = "6.1.0-13-amd64";
+        let (socks, ns) = resolve_on(&s(r#"["linear-timeouts", "tlp"]"#), &[], old).unwrap();
         assert_eq!(socks[0].cc, "cubic");
         assert!(socks[0].linear_timeouts && ns.tlp && !ns.rack && ns.thin_linear_timeouts);
-        match resolve(&s(r#"["rdb"]"#), &[]) {
+        match resolve_on(&s(r#"["rdb"]"#), &[], old) {
             Err(EmuError::Unsupported { key, value, .. }) => {
                 assert_eq!(
                     (key.as_str(), value.as_str()),
@@ -281,5 +320,44 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_kernel_that_always_has_rack_refuses_a_flow_without_it() {
+        for (release, always) in [
+            ("6.18.0-trunk-amd64", true),
+            ("6.17", true),
+            ("7.0.1", true),
+            ("6.16.9-arch1", false),
+            ("5.15.0-91-generic", false),
+            ("", false),
+        ] {
+            assert_eq!(rack_always_on(release), always, "{release}");
+        }
+        let s = |tcp: &str| {
+            Scenario::from_toml_str(&format!(
+                "name = \"x\"\nduration = \"1s\"\n[network]\nrtt = \"10ms\"\nbandwidth = \"1Mbit\"\n[[flow]]\napp = {{ kind = \"fixed\", payload_bytes = 1, interval = \"1s\" }}\ntcp = {{ {tcp} }}\n"
+            ))
+            .unwrap()
+        };
+        let new = "6.18.0";
+        match resolve_on(&s(r#"mechanisms = ["linear-timeouts"]"#), &[], new) {
+            Err(EmuError::Unsupported { key, value, why }) => {
+                assert_eq!(key, "flow.0.tcp.mechanisms");
+                assert_eq!(value, r#"["linear-timeouts"]"#);
+                assert!(
+                    why.contains("6.18.0") && why.contains("add \"rack\""),
+                    "{why}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // the default profile (Linux 2.6.22) has no RACK: refused too
+        assert!(resolve_on(&s(r#"nodelay = true"#), &[], new).is_err());
+        let (_, ns) = resolve_on(&s(r#"mechanisms = ["rack"]"#), &[], new).unwrap();
+        assert!(ns.rack && !ns.tlp);
+        // without SACK the kernel counts duplicate ACKs: nothing to refuse
+        assert!(resolve_on(&s(r#"sack = false, mechanisms = []"#), &[], new).is_ok());
+        assert!(resolve_on(&s(r#"mechanisms = []"#), &[], "6.12.1").is_ok());
     }
 }

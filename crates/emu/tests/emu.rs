@@ -103,8 +103,8 @@ fn lost_segment_is_recovered_by_the_kernels_rto() {
     }
     let _one_at_a_time = serial();
     // Forward packets: 1 SYN, 2 ACK, 3 first write, 4 second write (lost). Writes every
-    // 600 ms: nothing follows the loss before the RTO (no dupACKs); no TLP/RACK (the
-    // default profile's mechanisms), so only the retransmission timer recovers it.
+    // 600 ms: nothing follows the loss before the RTO, so RACK (which Linux >= 6.17 always
+    // runs) has nothing to act on; no TLP: only the retransmission timer recovers it.
     let r = emulate(
         r#"
         name = "rto"
@@ -117,6 +117,7 @@ fn lost_segment_is_recovered_by_the_kernels_rto() {
         positions = [4]
         [[flow]]
         app = { kind = "fixed", payload_bytes = 100, interval = "600ms" }
+        tcp = { mechanisms = ["rack"] }
     "#,
         1,
     );
@@ -164,6 +165,7 @@ fn teardown_leaves_no_namespace_behind() {
         bandwidth = "10Mbit"
         [[flow]]
         app = { kind = "transfer", writes = 10, write_bytes = 5000 }
+        tcp = { profile = "linux" }
     "#,
         3,
     );
