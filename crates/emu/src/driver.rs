@@ -22,7 +22,7 @@ pub use crate::report::{DropCountsJson, FlowOutcome, FlowReport, RunOutcome, Run
 use crate::support::{self, SocketSettings};
 use crate::sys::{is_root, Clock};
 use crate::tcp_info::NetCounters;
-use crate::thinlab_app::GATEWAY_ADDR;
+use crate::thinlab_app::{endpoint_addr, gateway_addr};
 use crate::tun::Tun;
 use std::collections::BTreeMap;
 use std::io;
@@ -161,7 +161,7 @@ pub fn run(
     let tuns = [
         Tun::create(&hosts[0], "tl-c", CLIENT_ADDR, 24)
             .map_err(EmuError::setup("TUN device tl-c"))?,
-        // A /16 on the server reaches the thinlab host (10.200.1.2) behind the client too.
+        // A /16 on the server reaches the thinlab hosts (10.200.k.2) behind the client too.
         Tun::create(
             &hosts[1],
             "tl-s",
@@ -170,16 +170,25 @@ pub fn run(
         )
         .map_err(EmuError::setup("TUN device tl-s"))?,
     ];
-    let tun_t = if any_thinlab {
-        let t = Tun::create(&hosts[0], "tl-t", GATEWAY_ADDR, 24)
-            .map_err(EmuError::setup("TUN device tl-t"))?;
+    // One TUN device per thinlab flow: (device, the endpoint's address).
+    let mut tun_t: Vec<Option<(Tun, std::net::Ipv4Addr)>> = Vec::with_capacity(s.flows.len());
+    let mut k = 0;
+    for i in 0..s.flows.len() {
+        if !thinlab(i) {
+            tun_t.push(None);
+            continue;
+        }
+        let name = format!("tl-t{k}");
+        let t = Tun::create(&hosts[0], &name, gateway_addr(k), 24)
+            .map_err(EmuError::setup(format!("TUN device {name}")))?;
+        tun_t.push(Some((t, endpoint_addr(k))));
+        k += 1;
+    }
+    if any_thinlab {
         hosts[0]
             .run(|| write_sysctl("net/ipv4/ip_forward", "1"))
             .map_err(EmuError::setup("forwarding in the client namespace"))?;
-        Some(t)
-    } else {
-        None
-    };
+    }
     let wanted = ns_settings.sysctls();
     let mut sysctls = BTreeMap::new();
     for h in &hosts {
@@ -249,10 +258,10 @@ pub fn run(
             .map(|(i, (sd, l))| {
                 let [c, sv] = sd;
                 let (ctx, hosts, socks) = (&ctx, &hosts, &socks);
-                let thinlab_tun = tun_t.as_ref().filter(|_| thinlab(i));
+                let thinlab_tun = tun_t[i].as_ref();
                 [
                     sc.spawn(move || match thinlab_tun {
-                        Some(t) => thinlab_client(ctx, i, t, c),
+                        Some((t, addr)) => thinlab_client(ctx, i, t, *addr, c),
                         None => client(ctx, i, &hosts[0], &socks[i], c),
                     }),
                     sc.spawn(move || server(ctx, i, &hosts[1], l, sv)),
@@ -527,8 +536,15 @@ fn client(
     play(ctx, i, 0, &mut st, out)
 }
 
-/// The client side of a `tcp.stack = "thinlab"` flow: thinlab's endpoint over `tl-t`.
-fn thinlab_client(ctx: &Ctx, i: usize, tun: &Tun, out: &mut Side) -> Result<(), EmuError> {
+/// The client side of a `tcp.stack = "thinlab"` flow: thinlab's endpoint at `addr` over its
+/// own TUN device.
+fn thinlab_client(
+    ctx: &Ctx,
+    i: usize,
+    tun: &Tun,
+    addr: std::net::Ipv4Addr,
+    out: &mut Side,
+) -> Result<(), EmuError> {
     app_priority(ctx);
     let f = &ctx.s.flows[i];
     let start = f.start.as_nanos() as u64;
@@ -549,7 +565,7 @@ fn thinlab_client(ctx: &Ctx, i: usize, tun: &Tun, out: &mut Side) -> Result<(), 
     let sender = crate::thinlab_app::Sender {
         tun,
         config,
-        local_port: 32768 + i as u16,
+        local: (addr, 32768 + i as u16),
         remote: (SERVER_ADDR, crate::packet::BASE_PORT + i as u16),
         isn: rand::Rng::gen(&mut isn_rng),
         clock: ctx.clock,

@@ -10,7 +10,7 @@
 use crate::records::SpanLog;
 use crate::support::SocketSettings;
 use crate::sys::{cvt, getsockopt_bytes, getsockopt_int, setsockopt, Clock};
-use crate::tcp_info::TcpInfo;
+use crate::tcp_info::{Sampler, TcpInfo};
 use serde::Serialize;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddrV4, TcpListener, TcpStream};
@@ -40,7 +40,8 @@ pub struct SocketReport {
     /// `TCP_INFO` when the flow ended.
     pub tcp_info: Option<TcpInfo>,
     /// The data sender's `TCP_INFO` every [`SAMPLE_EVERY`] (between writes, during bulk
-    /// writes, while draining): (run time s, sample).
+    /// writes, while draining; thinned to at most `tcp_info::MAX_SAMPLES` on a long run):
+    /// (run time s, sample).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tcp_info_samples: Vec<(f64, TcpInfo)>,
     /// `tcp.stack = "thinlab"`: the endpoint's own figures (then no kernel socket sent).
@@ -279,17 +280,9 @@ pub fn send(
     samples: &mut Vec<(f64, TcpInfo)>,
 ) -> io::Result<Option<TcpInfo>> {
     s.set_write_timeout(Some(POLL))?;
-    let every = SAMPLE_EVERY.as_nanos() as u64;
-    let mut next_sample = 0u64;
+    let mut sampler = Sampler::new(SAMPLE_EVERY);
     let fd = s.as_raw_fd();
-    let mut sample = |now: u64| {
-        if now >= next_sample {
-            if let Ok(i) = TcpInfo::of(fd) {
-                samples.push((now as f64 / 1e9, i));
-            }
-            next_sample = now - now % every + every;
-        }
-    };
+    let mut sample = |now: u64| sampler.tick(now, samples, || TcpInfo::of(fd));
     let mut issued = 0u64;
     let mut pending = Vec::new();
     let mut next = source.start(clock.now(), &mut |b| pending.push(b));

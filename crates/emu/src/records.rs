@@ -10,8 +10,9 @@
 //!   into the sender's host (`Acked`).
 //!
 //! The logs are merged in time order as streams (at one instant: write, send, arrival,
-//! delivery, ACK), and complete writes are folded into exact histograms, so building adds
-//! nothing per packet or per write to what the logs hold.
+//! delivery, ACK), times are recorded at [`RESOLUTION_NS`] (1 µs), and complete writes are
+//! folded into exact histograms, so building adds nothing per packet or per write to what the
+//! logs hold and the histograms are bounded by the latency range, not the number of writes.
 //! Sequence numbers are unwrapped from the data sender's SYN. Which mechanism sent a
 //! retransmission is invisible on the wire; like `thinlab analyze` it is classified by its
 //! timing against the ACK stream with [`thinlab_trace::attribution::Attributor`] (fast, early,
@@ -25,6 +26,13 @@ use thinlab_tcp::event::{Event, SendKind};
 use thinlab_tcp::{seq, Instant};
 use thinlab_trace::attribution::Attributor;
 use thinlab_trace::{FlowRecorder, FlowRecords};
+
+/// The resolution of the recorded times, ns. The logs hold the clock's nanoseconds, but the
+/// real-time clock and scheduling are not that precise, and the exact latency histograms
+/// (`FlowRecorder::compacting`) hold one entry per distinct value: at ns resolution nearly
+/// every write of a long run is its own entry (tens of bytes per write), at 1 µs a run's
+/// entries are bounded by its latency range (one per µs of it).
+pub const RESOLUTION_NS: u64 = 1_000;
 
 /// One application write or read: (run time ns, stream start, stream end).
 pub type Span = (u64, u64, u64);
@@ -78,7 +86,7 @@ where
 {
     let mut rec = FlowRecorder::compacting();
     if let Some(c) = logs.connect {
-        rec.on_connect(Instant::from_nanos(c));
+        rec.on_connect(Instant::from_nanos(c - c % RESOLUTION_NS));
     }
     let mut w = Wire::default();
     // the emulator's log is in time order (it stamps each packet with its monotonic clock)
@@ -96,7 +104,7 @@ where
     {
         let (t, item) = heads[i].take().expect("chosen source has a head");
         heads[i] = sources[i].next();
-        let at = Instant::from_nanos(t);
+        let at = Instant::from_nanos(t - t % RESOLUTION_NS);
         match item {
             Item::Write(s, e) => rec.on_write(at, s, e),
             Item::Read(s, e) => rec.on_receiver_event(&Event::Delivered {
@@ -237,6 +245,60 @@ mod tests {
     use super::*;
     use crate::packet::TcpHeader;
     use crate::spill::collect;
+
+    /// Latencies that differ by nanoseconds share a 1 µs entry: the histograms stay as small
+    /// as the latency range, however many writes a run makes.
+    #[test]
+    fn histograms_grow_with_the_latency_range_not_the_writes() {
+        let n = 20_000u64;
+        let writes: Vec<Span> = (0..n)
+            .map(|i| (1_000_000 + i * 1_000_000 + i % 997, i, i + 1))
+            .collect();
+        // delivered 10 ms + 0..50 µs later, a different ns value each time
+        let reads: Vec<Span> = (0..n)
+            .map(|i| (11_000_000 + i * 1_000_000 + (i * 7919) % 50_000, i, i + 1))
+            .collect();
+        let logs = AppLogs {
+            connect: Some(0),
+            writes: collect(writes.iter().copied()).unwrap(),
+            reads: collect(reads.iter().copied()).unwrap(),
+            finite: false,
+        };
+        let isn = 5000u32;
+        let pkt = |t: u64, side: u8, out: bool, seq: u32, ack: u32, flags: u8, len: u32| PktEvent {
+            t,
+            side,
+            out,
+            h: TcpHeader {
+                src_port: 0,
+                dst_port: 0,
+                seq,
+                ack,
+                flags,
+                window: 100,
+                payload_len: len,
+                ip_len: 52 + len,
+            },
+        };
+        let mut events = vec![pkt(0, 0, true, isn, 0, 0x02, 0)];
+        for (i, (w, r)) in writes.iter().zip(&reads).enumerate() {
+            let seq = isn + 1 + i as u32;
+            events.push(pkt(w.0, 0, true, seq, 0, 0x18, 1));
+            events.push(pkt(r.0 - 1, 1, false, seq, 0, 0x18, 1));
+            events.push(pkt(r.0 + 10_000_000, 0, false, 0, seq + 1, 0x10, 0));
+        }
+        events.sort_by_key(|e| e.t);
+        let r = build(&logs, || events.iter().copied(), 0);
+        assert_eq!(r.retired.count, n);
+        let h = r.retired.latency(
+            thinlab_trace::metrics::Milestone::App,
+            thinlab_trace::metrics::Origin::Write,
+        );
+        assert_eq!(h.len(), n);
+        assert!(h.distinct() <= 52, "{} entries", h.distinct());
+        let (lo, hi) = (h.runs_ns().next().unwrap().0, h.runs_ns().last().unwrap().0);
+        assert!(lo >= 9_999_000 && hi <= 10_050_000, "{lo} {hi}");
+    }
 
     #[test]
     fn spans_round_trip_and_come_in_time_order() {

@@ -114,8 +114,8 @@ pub fn check_doc(doc: &toml::Value, thinlab: &[bool]) -> Result<(), EmuError> {
 }
 
 /// The kernel settings of every flow and of the namespaces.
-/// Flows in `thinlab` (true at their index) send with thinlab's endpoint: at most one, data
-/// from the client (`direction = "forward"`); only their receiver is a kernel socket.
+/// Flows in `thinlab` (true at their index) send with thinlab's endpoint (data from the
+/// client, `direction = "forward"`); only their receiver is a kernel socket.
 pub fn resolve(
     s: &Scenario,
     thinlab: &[bool],
@@ -143,12 +143,13 @@ pub fn resolve_on(
 ) -> Result<(Vec<SocketSettings>, NsSettings), EmuError> {
     let mut socks = Vec::new();
     let mut ns: Option<(usize, NsSettings)> = None;
-    if thinlab.iter().filter(|&&t| t).count() > 1 {
+    let max = crate::thinlab_app::MAX_THINLAB_FLOWS;
+    if thinlab.iter().filter(|&&t| t).count() > max {
         let i = thinlab.iter().rposition(|&t| t).unwrap_or(0);
         return Err(EmuError::unsupported(
             format!("flow.{i}.tcp.stack"),
             "\"thinlab\"",
-            "one flow at most may use thinlab's TCP in an emulated run",
+            format!("{max} flows at most may use thinlab's TCP in an emulated run (one /24 each)"),
         ));
     }
     for (i, f) in s.flows.iter().enumerate() {

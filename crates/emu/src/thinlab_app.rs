@@ -2,10 +2,11 @@
 //! as the data sender, driven in real time over its own TUN device against the kernel's TCP
 //! receiver. This driver is the endpoint's only clock: run time on CLOCK_MONOTONIC.
 //!
-//! The endpoint is a host "behind" the client namespace: TUN device `tl-t` (10.200.1.1/24 on
-//! the namespace's side) carries its packets; the endpoint uses 10.200.1.2. The client
-//! namespace forwards between `tl-t` and `tl-c` (ip_forward = 1), so its packets cross the
-//! same emulated path as a kernel flow's, and the server's /16 sends the replies back. Packets
+//! Each endpoint is a host "behind" the client namespace: the k-th thinlab flow of a run has
+//! TUN device `tl-t<k>` (10.200.(k+1).1/24 on the namespace's side) and uses 10.200.(k+1).2.
+//! The client namespace forwards between the `tl-t` devices and `tl-c` (ip_forward = 1), so
+//! the endpoints' packets cross the same emulated path as a kernel flow's, and the server's
+//! /16 sends the replies back. Packets
 //! are encoded and parsed with the endpoint's own wire codec ([`thinlab_tcp::wire`]); the
 //! IPv4 header is built here. The traffic source is the simulator's, with the same seeds; each
 //! write is recorded when the application issues it and offered to the endpoint as its send
@@ -22,10 +23,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use thinlab_sim::app::Source;
 use thinlab_tcp::{wire, Endpoint, Instant, State, TcpConfig};
 
-/// The endpoint's address (behind `tl-t`).
-pub const THINLAB_ADDR: Ipv4Addr = Ipv4Addr::new(10, 200, 1, 2);
-/// The client namespace's side of `tl-t`.
-pub const GATEWAY_ADDR: Ipv4Addr = Ipv4Addr::new(10, 200, 1, 1);
+/// Thinlab flows one run can hold (one /24 each in 10.200.1.0 – 10.200.250.0).
+pub const MAX_THINLAB_FLOWS: usize = 250;
+
+/// The address of the `k`-th thinlab endpoint of a run (behind `tl-t<k>`).
+pub fn endpoint_addr(k: usize) -> Ipv4Addr {
+    Ipv4Addr::new(10, 200, 1 + k as u8, 2)
+}
+
+/// The client namespace's side of `tl-t<k>`.
+pub fn gateway_addr(k: usize) -> Ipv4Addr {
+    Ipv4Addr::new(10, 200, 1 + k as u8, 1)
+}
 const MAX_WAIT_NS: u64 = 20_000_000;
 static ZEROS: [u8; 64 * 1024] = [0; 64 * 1024];
 
@@ -97,7 +106,8 @@ pub fn decode(pkt: &[u8]) -> Option<thinlab_tcp::Segment> {
 pub struct Sender<'a> {
     pub tun: &'a Tun,
     pub config: TcpConfig,
-    pub local_port: u16,
+    /// The endpoint's address ([`endpoint_addr`]) and port.
+    pub local: (Ipv4Addr, u16),
     pub remote: (Ipv4Addr, u16),
     pub isn: u32,
     pub clock: Clock,
@@ -131,7 +141,7 @@ impl Sender<'_> {
         let mut ep = Endpoint::connect(
             Instant::from_nanos(connect),
             self.config.clone(),
-            self.local_port,
+            self.local.1,
             self.remote.1,
             self.isn,
         );
@@ -206,7 +216,7 @@ impl Sender<'_> {
             }
             while let Some(seg) = ep.poll_transmit(t) {
                 ip_id = ip_id.wrapping_add(1);
-                encode(&seg, THINLAB_ADDR, self.remote.0, ip_id, &mut out);
+                encode(&seg, self.local.0, self.remote.0, ip_id, &mut out);
                 match self.tun.write(&out) {
                     Ok(_) => {}
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
@@ -284,7 +294,7 @@ mod tests {
         let mut out = Vec::new();
         encode(
             &seg,
-            THINLAB_ADDR,
+            endpoint_addr(0),
             Ipv4Addr::new(10, 200, 0, 2),
             1,
             &mut out,

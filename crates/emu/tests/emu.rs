@@ -287,6 +287,64 @@ fn thinlab_stack_over_tun_against_a_kernel_receiver() {
 }
 
 #[test]
+fn two_thinlab_flows_and_a_kernel_flow_share_the_path() {
+    if !can_run("two_thinlab_flows_and_a_kernel_flow_share_the_path") {
+        return;
+    }
+    let _one_at_a_time = serial();
+    // Flows 0 and 2 send with thinlab's endpoint (each over its own TUN device), flow 1 with
+    // the kernel; 3 % loss each way. Every byte of every flow reaches its kernel receiver.
+    let opts = Options {
+        thinlab_flows: vec![true, false, true],
+        ..Options::default()
+    };
+    let r = emulate_with(
+        r#"
+        name = "three"
+        duration = "1.5s"
+        [network]
+        rtt = "20ms"
+        bandwidth = "20Mbit"
+        [network.loss]
+        model = "bernoulli"
+        rate = 0.03
+        [[flow]]
+        app = { kind = "transfer", writes = 20, write_bytes = 3000 }
+        tcp = { profile = "linux", mechanisms = ["tlp", "rack", "rdb"] }
+        [[flow]]
+        app = { kind = "transfer", writes = 20, write_bytes = 3000 }
+        tcp = { profile = "linux" }
+        [[flow]]
+        app = { kind = "fixed", payload_bytes = 200, interval = "20ms" }
+        tcp = { profile = "linux" }
+    "#,
+        5,
+        &opts,
+    );
+    for (i, f) in r.flows.iter().enumerate() {
+        assert!(
+            f.completed,
+            "flow {i}: {:?} {:?}",
+            f.status, f.status_reason
+        );
+    }
+    assert_eq!(r.flows[0].records.bytes_delivered, 60_000);
+    assert_eq!(r.flows[1].records.bytes_delivered, 60_000);
+    assert!(r.flows[2].records.bytes_delivered >= 200 * 60);
+    let thinlab: Vec<bool> = r
+        .report
+        .flows
+        .iter()
+        .map(|f| f.sender.thinlab.is_some())
+        .collect();
+    assert_eq!(thinlab, [true, false, true]);
+    assert!(
+        r.flows.iter().map(|f| f.dropped_loss).sum::<u64>() > 0,
+        "the loss acted"
+    );
+}
+
+#[test]
 fn bulk_transfer_runs_at_the_bottleneck_rate() {
     if !can_run("bulk_transfer_runs_at_the_bottleneck_rate") {
         return;
