@@ -34,7 +34,8 @@ fn quick_holds(study: &str, out: &Path) -> Vec<String> {
     assert_eq!(claims["quick"], true);
     let checks = claims["checks"].as_array().expect("checks");
     assert!(!checks.is_empty());
-    for c in checks {
+    // The asserted checks hold; the paper's effects (`effect_checks`) are only reported.
+    for c in checks.iter().filter(|c| c["asserted"] == true) {
         assert_eq!(c["holds"], true, "check does not hold: {}", c["what"]);
     }
     // The counts of the claims file join: every claim with a verdict counted once.

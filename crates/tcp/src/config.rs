@@ -13,7 +13,8 @@ pub enum Profile {
     /// FreeBSD 6 as in Hurtig (2006): NewReno+SACK, Limited Transmit, `freebsd6` RTO, delayed ACK
     /// 100 ms, initial window 4 (as observed), 32 KB send buffer.
     FreeBsd6,
-    /// ns-2 as in Yin et al.: SACK, RTO rounded up to a 10 ms tick, min RTO 200 ms, no delayed ACK.
+    /// ns-2 as in Yin et al.: SACK, Limited Transmit (ns-2's `singledup_` default), RTO rounded up
+    /// to a 10 ms tick, min RTO 200 ms, no delayed ACK.
     Ns2,
     /// The RFCs: NewReno+SACK (RFC 6582/6675), RFC 6298 RTO (min 1 s), Limited Transmit,
     /// initial window per RFC 3390, delayed ACK every second segment or 200 ms.
@@ -315,7 +316,6 @@ impl TcpConfig {
                 timestamps: false,
                 window_scale: false,
                 initial_window: 2,
-                limited_transmit: false,
                 rto_model: RtoModel::Ns2,
                 clock_granularity: ms(10),
                 delayed_ack: DelayedAckModel::Off,

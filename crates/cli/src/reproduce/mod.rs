@@ -141,7 +141,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             report
                 .checks
                 .iter()
-                .filter(|c| !c.holds)
+                .filter(|c| c.asserted && !c.holds)
                 .map(|c| format!("{}: {}", study.name, c.what)),
         );
     }

@@ -57,11 +57,14 @@ pub struct Claim {
     pub note: String,
 }
 
-/// A qualitative result that must hold in quick and full runs alike.
+/// A qualitative result, in quick and full runs alike: asserted (it must hold) or an effect of
+/// the paper that is only reported (the claims file says which).
 #[derive(Clone, Debug, Serialize)]
 pub struct Check {
     pub what: String,
     pub holds: bool,
+    /// Listed under `checks` (true) or `effect_checks` (false) of the claims file.
+    pub asserted: bool,
 }
 
 impl Check {
@@ -69,6 +72,7 @@ impl Check {
         Check {
             what: what.into(),
             holds,
+            asserted: true,
         }
     }
 }
@@ -133,7 +137,8 @@ impl Report {
             let _ = writeln!(s, "  {:<6} {:<18} {}", c.id, c.verdict.label(), c.claim);
         }
         for c in self.checks.iter().filter(|c| !c.holds) {
-            let _ = writeln!(s, "  check does not hold: {}", c.what);
+            let kind = if c.asserted { "check" } else { "paper's effect" };
+            let _ = writeln!(s, "  {kind} does not hold: {}", c.what);
         }
         s
     }
@@ -195,10 +200,19 @@ impl Report {
             }
             s += &rules_section(f, self);
         }
-        if !self.checks.is_empty() {
-            s += "\n## Qualitative checks (asserted by `--quick` in CI)\n\n";
-            for c in &self.checks {
-                let _ = writeln!(s, "- [{}] {}", if c.holds { "x" } else { " " }, c.what);
+        for (asserted, title) in [
+            (true, "Qualitative checks (asserted by `--quick` in CI)"),
+            (
+                false,
+                "Effects of the paper, checked (reported, not asserted: the verdicts judge them)",
+            ),
+        ] {
+            let mut list = self.checks.iter().filter(|c| c.asserted == asserted);
+            if let Some(first) = list.next() {
+                let _ = write!(s, "\n## {title}\n\n");
+                for c in std::iter::once(first).chain(list) {
+                    let _ = writeln!(s, "- [{}] {}", if c.holds { "x" } else { " " }, c.what);
+                }
             }
         }
         for sec in &self.sections {
