@@ -203,10 +203,10 @@ pub fn resolve_on(
         let cc = match c.cc {
             CcAlgorithm::Reno | CcAlgorithm::NewReno => "reno",
             CcAlgorithm::Cubic => "cubic",
-            CcAlgorithm::Pert => {
+            CcAlgorithm::Pert | CcAlgorithm::PertAdaptive => {
                 return Err(EmuError::unsupported(
                     format!("flow.{i}.tcp.cc"),
-                    "\"pert\"",
+                    format!("\"{}\"", c.cc.name()),
                     "Linux has no PERT congestion control (use reno or cubic)",
                 ))
             }

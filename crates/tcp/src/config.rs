@@ -81,6 +81,9 @@ pub enum CcAlgorithm {
     /// PERT (Bhandarkar et al. 2007): NewReno plus a delay-based early response,
     /// [`crate::cc::Pert`].
     Pert,
+    /// Adaptive PERT (after Kotla & Reddy 2008): PERT whose upper threshold and reduction follow
+    /// the flow's largest queueing delay, [`crate::cc::Pert::adaptive`].
+    PertAdaptive,
     /// BIC-TCP (Xu et al. 2004), Linux 2.6.16's default, [`crate::cc::Bic`].
     Bic,
     /// Westwood+ (Mascolo et al. 2001), [`crate::cc::Westwood`].

@@ -194,6 +194,9 @@ struct Measured {
     avg_write: f64,
     max: f64,
     packets: f64,
+    /// Mean interval between data packets sent (duration ÷ packets) and between writes, ms.
+    packet_interval: f64,
+    write_interval: f64,
     bytes: f64,
     unique: f64,
     /// Extra application-layer latency (latency − one-way delay) of every write, ms.
@@ -218,6 +221,8 @@ fn measure(ran: &Ran, app: &str, loss: f64, v: Variant) -> Result<Measured> {
         avg_write: m(|m| m.ack_latency_ms.mean.unwrap_or(f64::NAN)),
         max: m(|m| m.ack_latency_from_send_ms.max.unwrap_or(f64::NAN)),
         packets: m(|m| m.data_packets_sent as f64),
+        packet_interval: m(|m| 1000.0 * m.duration_s / m.data_packets_sent.max(1) as f64),
+        write_interval: m(|m| 1000.0 * m.duration_s / m.writes.max(1) as f64),
         bytes: m(|m| m.payload_bytes_sent as f64),
         unique: m(|m| m.unique_bytes_sent as f64),
         extra,
@@ -443,6 +448,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     );
 
     overhead_claims(&mut report, &rows);
+    interval_claims(&mut report, &rows);
 
     report.check("RDB retransmits less than a third as often as TCP for Skype and BZFlag (less than 3/4 for SSH's long gaps), and delivers Evensen's CDF share with less than half TCP's extra latency", all_ok);
     report.check(
@@ -610,5 +616,61 @@ fn overhead_claims(report: &mut Report, rows: &[(&&str, f64, Measured, Measured,
                 ),
             );
         }
+    }
+}
+
+/// B.*.iat: the mean interval between packets sent (Tables 4.4–4.6), TCP and RDB at both loss
+/// rates, judged by value and by the order of the four pairs (claims file).
+fn interval_claims(report: &mut Report, rows: &[(&&str, f64, Measured, Measured, Measured)]) {
+    let file = claims::of("evensen-apps");
+    for app in ["skype-tcp", "ssh", "bzflag"] {
+        let id = format!("B.{app}.iat");
+        let get = |loss: f64, rdb: bool| {
+            rows.iter()
+                .find(|r| *r.0 == app && (r.1 - loss).abs() < 1e-9)
+                .map(|r| if rdb { &r.3 } else { &r.2 })
+        };
+        let (Some(t2), Some(t5), Some(r2), Some(r5)) = (
+            get(2.0, false),
+            get(5.0, false),
+            get(2.0, true),
+            get(5.0, true),
+        ) else {
+            continue;
+        };
+        let ours = [t2, t5, r2, r5].map(|m| m.packet_interval);
+        let seed = ["tcp_2", "tcp_5", "rdb_2", "rdb_5"].map(|k| file.num(&id, k));
+        let (rel, same) = (file.num(&id, "rel"), file.num(&id, "same"));
+        let number = ours.iter().zip(&seed).all(|(o, s)| within(*o, *s, rel));
+        // TCP 2 vs 5, RDB 2 vs 5, TCP vs RDB at 2 and at 5.
+        let order = [(0, 1), (2, 3), (0, 2), (1, 3)].iter().all(|&(a, b)| {
+            let close = |x: f64, y: f64| (x - y).abs() <= same * x.max(y);
+            if close(seed[a], seed[b]) {
+                close(ours[a], ours[b])
+            } else {
+                (ours[a] - ours[b]).signum() == (seed[a] - seed[b]).signum()
+            }
+        });
+        let pair = |a: f64, b: f64| format!("{} → {}", num(a, 0), num(b, 0));
+        report.claim(
+            &id,
+            format!(
+                "TCP {} ms, RDB {} ms (2 % → 5 %)",
+                pair(seed[0], seed[1]),
+                pair(seed[2], seed[3])
+            ),
+            format!(
+                "TCP {} ms, RDB {} ms; writes every {} ms",
+                pair(ours[0], ours[1]),
+                pair(ours[2], ours[3]),
+                num(t2.write_interval, 0)
+            ),
+            Verdict::of(number, order),
+            "Run duration ÷ data_packets_sent (retransmissions included), as a capture counts \
+             packets. TCP sends fewer packets than writes when writes wait behind a full window \
+             and leave together; RDB sends one packet per write however many are outstanding. \
+             The interval cannot fall below the write interval of the profile (Table 2.1), which \
+             is not the interval of Evensen's replayed dumps.",
+        );
     }
 }

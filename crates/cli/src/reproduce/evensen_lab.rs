@@ -3,6 +3,8 @@
 //! for TCP (NewReno + SACK, Linux 2.6.22) and RDB; the RTO and its backoff; the average payload per
 //! packet of Tables 4.1–4.3; the time to ACK at 15 % loss.
 
+mod packets;
+
 use super::figure::{self, line};
 use super::report::{md_table, num, within};
 use super::{claims, p, Ctx, Ran, Report, Study, Verdict};
@@ -180,6 +182,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     let rtt = ctx.run_file("rtt", &SCENARIO, &sets)?;
     let rtt_rt = pairs(&rtt, RTT, &rtt_values, retrans_share)?;
     let rtt_pl = pairs(&rtt, RTT, &rtt_values, avg_payload)?;
+    let rtt_pk = pairs(&rtt, RTT, &rtt_values, |m| m.data_packets_sent as f64)?;
 
     // --- IAT sweep (Figures 2.6 and 4.3, Table 4.3): loss 1 %, RTT 100 ms.
     let iat_values: Vec<(f64, Value)> = plan.iat_ms.iter().map(|&i| (i as f64, ms(i))).collect();
@@ -193,6 +196,8 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     let iat = ctx.run_file("iat", &SCENARIO, &sets)?;
     let iat_rt = pairs(&iat, IAT, &iat_values, retrans_share)?;
     let iat_pl = pairs(&iat, IAT, &iat_values, avg_payload)?;
+    let iat_pk = pairs(&iat, IAT, &iat_values, |m| m.data_packets_sent as f64)?;
+    let iat_bytes = pairs(&iat, IAT, &iat_values, |m| m.payload_bytes_sent as f64)?;
 
     // --- Where the ACK of the write one RTT earlier and the next write coincide: RTT ± 2 ms.
     let tie_iat = [25i64, 50, 100];
@@ -228,6 +233,9 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     );
     rtt_claims(&mut report, &rtt_rt, &rtt_pl);
     iat_claims(&mut report, &iat_rt, &iat_pl, &tie);
+    packets::rtt_packets(&mut report, &rtt_pk);
+    packets::iat_packets(&mut report, &iat_pk);
+    packets::efficiency(&mut report, &iat_pk, &iat_bytes);
 
     // --- Figures and tables.
     let mut sec = String::from("## Retransmissions\n\n");
@@ -312,9 +320,9 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         &TABLE_4_3,
     )?;
     sec += "\n### RTT sweep\n\n";
-    sec += &pair_table("RTT (ms)", &rtt_rt, &rtt_pl, None);
+    sec += &pair_table("RTT (ms)", &rtt_rt, &rtt_pl, Some(&rtt_pk));
     sec += "\n### IAT sweep\n\n";
-    sec += &pair_table("IAT (ms)", &iat_rt, &iat_pl, None);
+    sec += &pair_table("IAT (ms)", &iat_rt, &iat_pl, Some(&iat_pk));
     report.section(sec);
 
     report.section(format!(

@@ -137,7 +137,11 @@ impl Report {
             let _ = writeln!(s, "  {:<6} {:<18} {}", c.id, c.verdict.label(), c.claim);
         }
         for c in self.checks.iter().filter(|c| !c.holds) {
-            let kind = if c.asserted { "check" } else { "paper's effect" };
+            let kind = if c.asserted {
+                "check"
+            } else {
+                "paper's effect"
+            };
             let _ = writeln!(s, "  {kind} does not hold: {}", c.what);
         }
         s

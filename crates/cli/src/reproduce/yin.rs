@@ -13,7 +13,9 @@
 //! data, and runs it; `scenarios/reproduce/yin.toml` is the generator's output for N = 24,
 //! PERT-ER (a test keeps the two equal).
 
+mod adaptive;
 mod claims;
+mod sft_bands;
 
 use super::figure::{self, line};
 use super::report::{md_table, num};
@@ -63,6 +65,9 @@ enum Variant {
     PertFine,
     PertEr,
     PertErFine,
+    /// Adaptive PERT (Kotla and Reddy), a named variant the paper did not run.
+    Adaptive,
+    AdaptiveEr,
 }
 
 impl Variant {
@@ -73,6 +78,8 @@ impl Variant {
             Variant::PertFine => "PERT fine-RTO",
             Variant::PertEr => "PERT-ER",
             Variant::PertErFine => "PERT-ER fine-RTO",
+            Variant::Adaptive => "adaptive PERT",
+            Variant::AdaptiveEr => "adaptive PERT-ER",
         }
     }
     fn slug(self) -> &'static str {
@@ -82,16 +89,21 @@ impl Variant {
             Variant::PertFine => "pert-fine",
             Variant::PertEr => "pert-er",
             Variant::PertErFine => "pert-er-fine",
+            Variant::Adaptive => "pert-adaptive",
+            Variant::AdaptiveEr => "pert-adaptive-er",
         }
     }
     /// The CBR flows' `tcp` table.
     fn tcp(self) -> String {
-        let cc = if self == Variant::Sack {
-            "newreno"
-        } else {
-            "pert"
+        let cc = match self {
+            Variant::Sack => "newreno",
+            Variant::Adaptive | Variant::AdaptiveEr => "pert-adaptive",
+            _ => "pert",
         };
-        let mech = if matches!(self, Variant::PertEr | Variant::PertErFine) {
+        let mech = if matches!(
+            self,
+            Variant::PertEr | Variant::PertErFine | Variant::AdaptiveEr
+        ) {
             "[\"er-threshold\"]"
         } else {
             "[]"
@@ -351,6 +363,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         .collect();
     let why = why_pert(&tmu);
     tmu_claims(&mut report, &success, &counts, &tmu, &why);
+    sft_bands::sft_band_claim(&mut report, &tmu);
     let table = fine_table(&fine);
     fine_claims(&mut report, &table, &plan, &why);
     buffer_claims(&mut report, &table);
@@ -472,6 +485,8 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     header.extend(FINE_VARIANTS.iter().map(|v| v.label()));
     sec += &md_table(&header, &rows);
     report.section(sec);
+
+    report.section(adaptive::section(ctx, &plan, &tmu, &fine, &mut commands)?);
 
     report.section(format!(
         "## How to rerun a part\n\nEach part's generated scenario is written to \

@@ -15,6 +15,7 @@ pub mod bic;
 pub mod cubic;
 pub mod newreno;
 pub mod pert;
+pub mod pert_alpha;
 pub mod reno;
 pub mod vegas;
 pub mod westwood;
@@ -116,6 +117,7 @@ impl Cc {
             CcAlgorithm::NewReno => Cc::NewReno(NewReno::new(cfg.initial_window)),
             CcAlgorithm::Cubic => Cc::Cubic(Cubic::new(cfg.initial_window)),
             CcAlgorithm::Pert => Cc::Pert(Pert::new(cfg.initial_window, cfg.cc_seed)),
+            CcAlgorithm::PertAdaptive => Cc::Pert(Pert::adaptive(cfg.initial_window, cfg.cc_seed)),
             CcAlgorithm::Bic => Cc::Bic(Bic::new(cfg.initial_window)),
             CcAlgorithm::Westwood => Cc::Westwood(Westwood::new(cfg.initial_window)),
             CcAlgorithm::Vegas => Cc::Vegas(Vegas::new(cfg.initial_window)),
@@ -128,6 +130,7 @@ impl Cc {
             Cc::Reno(_) => CcAlgorithm::Reno,
             Cc::NewReno(_) => CcAlgorithm::NewReno,
             Cc::Cubic(_) => CcAlgorithm::Cubic,
+            Cc::Pert(p) if p.is_adaptive() => CcAlgorithm::PertAdaptive,
             Cc::Pert(_) => CcAlgorithm::Pert,
             Cc::Bic(_) => CcAlgorithm::Bic,
             Cc::Westwood(_) => CcAlgorithm::Westwood,

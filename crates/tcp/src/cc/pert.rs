@@ -32,7 +32,18 @@
 //!   threshold from max_rtt; this module evaluates p(q) on every ACK with fixed thresholds (plain
 //!   PERT/RED). Setting ssthresh on an early response is the ns-3 behaviour; we could not check it
 //!   against the paper.
+//!
+//! Adaptive PERT (`cc = "pert-adaptive"`, after Kotla and Reddy, "Making a delay-based protocol
+//! adaptive to heterogeneous environments", the seed's reference for an adaptive PERT), its three
+//! adaptations:
+//! * the upper threshold follows the path's queue: the probability reaches 1 at
+//!   T_3 = max(2·T_max, 0.65·(max_rtt − min_rtt)) instead of 2·T_max, so a deep buffer that
+//!   loss-based flows keep full does not pin p at 1;
+//! * the reduction follows the queue: β = q / (q + max_q) with max_q = max(10 ms, max_rtt −
+//!   min_rtt), cwnd ← ⌊(1 − β)·cwnd⌋ (to the nearest 1/1000 of the window).
+//! * the additive increase α follows the flow's competition ([`super::pert_alpha`]).
 
+use super::pert_alpha::AdaptiveAlpha;
 use super::reno::RenoWindow;
 use super::{CongestionControl, CongestionEvent};
 use crate::time::Instant;
@@ -52,17 +63,28 @@ pub const KEEP_DEN: u32 = 100;
 
 /// Early-response probability for queueing delay `q` (PERT/RED with the gentle segment).
 pub fn probability(q: Duration) -> f64 {
+    probability_up_to(q, 2 * T_MAX)
+}
+
+/// The same curve with the probability reaching 1 at `upper` (≥ T_max) instead of 2·T_max.
+pub fn probability_up_to(q: Duration, upper: Duration) -> f64 {
     let (q, tmin, tmax) = (q.as_secs_f64(), T_MIN.as_secs_f64(), T_MAX.as_secs_f64());
+    let upper = upper.as_secs_f64().max(tmax + 1e-9);
     if q < tmin {
         0.0
     } else if q < tmax {
         P_MAX * (q - tmin) / (tmax - tmin)
-    } else if q < 2.0 * tmax {
-        P_MAX + (1.0 - P_MAX) * (q - tmax) / tmax
+    } else if q < upper {
+        P_MAX + (1.0 - P_MAX) * (q - tmax) / (upper - tmax)
     } else {
         1.0
     }
 }
+
+/// Adaptive PERT's floor of max_q, the queue its reduction is measured against.
+pub const ADAPTIVE_MIN_MAX_Q: Duration = Duration::from_millis(10);
+/// Adaptive PERT's upper threshold as a share of max_rtt − min_rtt.
+pub const ADAPTIVE_UPPER_SHARE: f64 = 0.65;
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a tiny deterministic generator for the draws.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,7 +113,11 @@ pub struct Pert {
     /// srtt_0.99, seconds.
     srtt99: Option<f64>,
     min_rtt: Option<Duration>,
+    max_rtt: Option<Duration>,
     last_rtt: Option<Duration>,
+    /// Adaptive PERT (Kotla and Reddy): upper threshold and β follow max_rtt − min_rtt, and
+    /// the additive increase follows the competition.
+    adaptive: Option<AdaptiveAlpha>,
     /// When the window was last reduced (early response, recovery or RTO).
     last_reduction: Option<Instant>,
     rng: SplitMix64,
@@ -107,11 +133,27 @@ impl Pert {
             w: RenoWindow::new(initial_window),
             srtt99: None,
             min_rtt: None,
+            max_rtt: None,
             last_rtt: None,
+            adaptive: None,
             last_reduction: None,
             rng: SplitMix64::new(seed),
             early_responses: 0,
         }
+    }
+    /// Adaptive PERT (the module header says which adaptations).
+    pub fn adaptive(initial_window: u32, seed: u64) -> Self {
+        Pert {
+            adaptive: Some(AdaptiveAlpha::default()),
+            ..Pert::new(initial_window, seed)
+        }
+    }
+    pub fn is_adaptive(&self) -> bool {
+        self.adaptive.is_some()
+    }
+    /// Adaptive PERT's additive increase, segments per RTT (1 for plain PERT).
+    pub fn alpha(&self) -> f64 {
+        self.adaptive.as_ref().map_or(1.0, |a| a.alpha())
     }
     /// The window state (for tests and tracing).
     pub fn window(&self) -> &RenoWindow {
@@ -136,12 +178,65 @@ impl Pert {
 
     fn on_sample(&mut self, r: Duration) {
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.max_rtt = Some(self.max_rtt.map_or(r, |m| m.max(r)));
         let x = r.as_secs_f64();
         self.srtt99 = Some(match self.srtt99 {
             None => x,
             Some(s) => SRTT_WEIGHT * s + (1.0 - SRTT_WEIGHT) * x,
         });
         self.last_rtt = Some(r);
+    }
+
+    /// max_rtt − min_rtt: the largest queueing delay this flow has seen.
+    fn rtt_range(&self) -> Duration {
+        match (self.max_rtt, self.min_rtt) {
+            (Some(a), Some(b)) => a.saturating_sub(b),
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// Adaptive PERT's T_3 = max(2·T_max, 0.65·(max_rtt − min_rtt)).
+    pub fn adaptive_upper(&self) -> Duration {
+        (2 * T_MAX).max(self.rtt_range().mul_f64(ADAPTIVE_UPPER_SHARE))
+    }
+
+    /// max_q = max(10 ms, max_rtt − min_rtt).
+    fn max_q(&self) -> Duration {
+        ADAPTIVE_MIN_MAX_Q.max(self.rtt_range())
+    }
+
+    /// Adaptive PERT's β = q / (q + max_q).
+    pub fn adaptive_beta(&self, q: Duration) -> f64 {
+        let q = q.as_secs_f64();
+        q / (q + self.max_q().as_secs_f64())
+    }
+
+    /// Window growth on an ACK with no early response: NewReno's, with adaptive PERT's α
+    /// segments per RTT in congestion avoidance.
+    fn grow(&mut self, now: Instant, acked: u32, cwnd_limited: bool) {
+        let (Some(q), Some(srtt), max_q) = (self.queueing_delay(), self.srtt99(), self.max_q())
+        else {
+            return self.w.on_ack(acked, cwnd_limited);
+        };
+        let cwnd = self.w.cwnd();
+        let Some(a) = &mut self.adaptive else {
+            return self.w.on_ack(acked, cwnd_limited);
+        };
+        a.on_ack(now, q, max_q, srtt, cwnd);
+        let alpha = a.alpha();
+        self.w.note_acked(acked);
+        if !cwnd_limited {
+            return;
+        }
+        let mut acked = acked;
+        if self.w.in_slow_start() {
+            acked = self.w.slow_start(acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        let per = ((self.w.cwnd() as f64 / alpha).round() as u32).max(1);
+        self.w.cong_avoid_ai(per, acked);
     }
 
     fn gate_open(&self, now: Instant) -> bool {
@@ -157,14 +252,26 @@ impl Pert {
         let Some(q) = self.queueing_delay() else {
             return false;
         };
-        let p = probability(q);
+        let p = if self.is_adaptive() {
+            probability_up_to(q, self.adaptive_upper())
+        } else {
+            probability(q)
+        };
         if p <= 0.0 || !self.gate_open(now) {
             return false;
         }
         if self.rng.next_f64() >= p {
             return false;
         }
-        self.w.scale_down(KEEP_NUM, KEEP_DEN);
+        if self.is_adaptive() {
+            let keep = 1.0 - self.adaptive_beta(q);
+            self.w.scale_down((keep * 1000.0).round() as u32, 1000);
+        } else {
+            self.w.scale_down(KEEP_NUM, KEEP_DEN);
+        }
+        if let Some(a) = &mut self.adaptive {
+            a.on_early_response();
+        }
         self.last_reduction = Some(now);
         self.early_responses += 1;
         true
@@ -183,11 +290,14 @@ impl CongestionControl for Pert {
             self.on_sample(r);
         }
         if !self.early_response(now) {
-            self.w.on_ack(acked, cwnd_limited);
+            self.grow(now, acked, cwnd_limited);
         }
     }
     fn on_congestion_event(&mut self, now: Instant, event: CongestionEvent, base: u32) {
         self.w.on_congestion_event(event, base);
+        if let Some(a) = &mut self.adaptive {
+            a.on_loss();
+        }
         self.last_reduction = Some(now);
     }
     fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
@@ -352,6 +462,34 @@ mod tests {
             r.ack_with_flight(Instant::from_micros(i as u64 * 5_000), 1, inf, None);
             assert_eq!(r.cwnd(), w);
         }
+    }
+
+    #[test]
+    fn adaptive_threshold_and_reduction_follow_the_rtt_range() {
+        // min 100 ms, max 200 ms: T_3 = max(20, 65) = 65 ms, max_q = 100 ms
+        let mut c = Pert::adaptive(3, 7);
+        c.ack_with_flight(T, 97, 3, None);
+        c.ack_with_flight(T, 1, 100, Some(ms(200)));
+        c.ack_with_flight(T, 1, 101, Some(ms(100)));
+        assert_eq!(c.adaptive_upper(), ms(65));
+        close(c.adaptive_beta(ms(100)), 0.5);
+        close(c.adaptive_beta(ms(25)), 0.2);
+        // the curve: p_max at T_max, 1 at T_3 and beyond, linear between
+        close(probability_up_to(ms(10), ms(65)), P_MAX);
+        close(probability_up_to(ms(65), ms(65)), 1.0);
+        close(
+            probability_up_to(us(37_500), ms(65)),
+            P_MAX + (1.0 - P_MAX) * 0.5,
+        );
+        assert_eq!(probability_up_to(ms(15), 2 * T_MAX), probability(ms(15)));
+        // q = 0.99·0.2 + 0.01·0.1 − 0.1 = 99 ms ≥ T_3: p = 1, β = 99/199; ⌊101·0.503⌋ = 50
+        assert_eq!(c.early_responses(), 1);
+        assert_eq!(c.cwnd(), 50);
+        // a path with no queue gives plain PERT's curve (T_3 = 2·T_max, max_q = 10 ms)
+        let mut d = Pert::adaptive(3, 7);
+        d.ack_with_flight(T, 1, 3, Some(ms(100)));
+        assert_eq!(d.adaptive_upper(), 2 * T_MAX);
+        close(d.adaptive_beta(ms(10)), 0.5);
     }
 
     #[test]

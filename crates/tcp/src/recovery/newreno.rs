@@ -28,6 +28,7 @@ impl FastRecoveryExit {
             CcAlgorithm::NewReno
             | CcAlgorithm::Cubic
             | CcAlgorithm::Pert
+            | CcAlgorithm::PertAdaptive
             | CcAlgorithm::Bic
             | CcAlgorithm::Westwood
             | CcAlgorithm::Vegas => FastRecoveryExit::RecoveryPoint,
