@@ -26,8 +26,8 @@ pub enum Command {
     /// RDB+LT+mFR, TLP+RACK and the `linux` profile (docs/whatif.md).
     Whatif(WhatifArgs),
     /// Reproduce a published study (docs/references.md) and write a report beside the papers'
-    /// numbers: evensen-lab, evensen-apps, hurtig, yin, fairness, petlund-demo, modern-linux,
-    /// or all.
+    /// numbers: evensen-lab, evensen-apps, hurtig, yin, fairness, petlund-demo,
+    /// petlund-variants, modern-linux, or all.
     Reproduce(ReproduceArgs),
     /// Run a scenario in the simulator and over the emulator with the running kernel's TCP
     /// (root), and compare them statistic by statistic (the `linux` profile's fidelity).
@@ -79,7 +79,7 @@ pub struct FidelityArgs {
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
     /// The study: evensen-lab, evensen-apps, hurtig, yin, fairness, petlund-demo,
-    /// modern-linux, or all.
+    /// petlund-variants, modern-linux, or all.
     pub name: String,
     /// Output directory [default: results/reproduce/<study>/; with `all`, one subdirectory
     /// per study].

@@ -318,6 +318,8 @@ pub fn send(
             break;
         }
         let Some(t) = next else { break };
+        // Writes closer together than POLL never enter the wait below: sample here too.
+        sample(clock.now());
         while clock.now() + POLL.as_nanos() as u64 <= t {
             aborted(abort)?;
             sample(clock.now());

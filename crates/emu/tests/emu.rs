@@ -226,6 +226,14 @@ fn emulator_is_punctual_at_1000_packets_per_second() {
         w,
         lat.len()
     );
+    // TCP_INFO is sampled every 100 ms although the writes are 1 ms apart (closer than the
+    // sender's 20 ms wait: a 1-hour soak at 10 000 writes/s had kept only the final samples)
+    let samples = &r.report.flows[0].sender.tcp_info_samples;
+    assert!(
+        (8..=13).contains(&samples.len()),
+        "{} samples",
+        samples.len()
+    );
 }
 
 fn emulate_thinlab(toml: &str, seed: u64) -> RunOutcome {
