@@ -165,8 +165,10 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
              docs/spec/mechanisms.md) over a 100 Mbit/s path with uniform random loss in each \
              direction. Grid: loss {:?}, write interval {:?} ms, RTT {:?} ms, the four \
              mechanism sets below; {} run(s) of {} per point. Latency = application-layer \
-             latency of each write. No paper makes a claim here; the emulation backend's \
-             real-kernel comparison the issue asks for is not run yet.\n",
+             latency of each write. No paper makes a claim here. The same question with the \
+             real kernel and with thinlab's stack over the emulator (root, real time) is \
+             answered in [emulated.md](emulated.md), run separately by the commands it \
+             lists.\n",
             SCENARIO.path,
             g.loss.iter().map(|l| l * 100.0).collect::<Vec<_>>(),
             g.interval_ms,
