@@ -64,6 +64,27 @@ impl Ctx {
         file: &ScenarioFile,
         sets: &[(&str, Value)],
     ) -> Result<Ran> {
+        self.run_part(part, file, sets, false)
+    }
+
+    /// [`Ctx::run_file`], keeping every write's milestones in the outputs (`FlowOutput::writes`):
+    /// for metrics the summary does not have, such as transport-layer quantiles beyond p99.9.
+    pub fn run_file_keeping_writes(
+        &mut self,
+        part: &str,
+        file: &ScenarioFile,
+        sets: &[(&str, Value)],
+    ) -> Result<Ran> {
+        self.run_part(part, file, sets, true)
+    }
+
+    fn run_part(
+        &mut self,
+        part: &str,
+        file: &ScenarioFile,
+        sets: &[(&str, Value)],
+        keep_writes: bool,
+    ) -> Result<Ran> {
         let mut doc: Value = toml::from_str::<toml::Table>(file.text)
             .map(Value::Table)
             .with_context(|| format!("the scenario of part {part} is not valid TOML"))?;
@@ -77,7 +98,10 @@ impl Ctx {
         }
         let resolved = toml::to_string(&doc).context("writing the resolved scenario as TOML")?;
         let prepared = prepare(doc, &[], &format!("reproduce part {part}"))?;
-        let jobs = runner::jobs(&prepared.scenarios);
+        let mut jobs = runner::jobs(&prepared.scenarios);
+        for j in &mut jobs {
+            j.keep_writes = keep_writes;
+        }
         if !self.quiet {
             eprintln!("  {part}: {} runs", jobs.len());
         }

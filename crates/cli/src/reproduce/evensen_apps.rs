@@ -6,6 +6,8 @@
 //! traces, which are not public; the traffic here comes from the Table 2.1 profiles (`app.kind =
 //! "profile"`, docs/app-profiles.md).
 
+mod wow;
+
 use super::figure;
 use super::report::{md_table, num, within};
 use super::{claims, p, Ctx, Ran, Report, Study, Verdict};
@@ -18,7 +20,7 @@ use toml::Value;
 pub fn study() -> Study {
     Study {
         name: "evensen-apps",
-        title: "Evensen (2008) §4.2: Skype, SSH and BZFlag over a lossy 130 ms path, TCP vs RDB",
+        title: "Evensen (2008) §4.2: Skype, SSH and BZFlag over a lossy 130 ms path, World of Warcraft over two Internet paths, TCP vs RDB",
         run,
     }
 }
@@ -539,6 +541,8 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         )?;
     }
     report.section(sec);
+    let wow = wow::claims(ctx, &mut report)?;
+    report.section(wow);
     report.section(format!("## How to rerun\n\n```sh\n{}\n```\n", ran.command));
     Ok(report)
 }

@@ -7,6 +7,7 @@
 //! TLP do to the inhibited positions.
 
 mod claims;
+mod irregularity;
 
 use super::figure::{self, line};
 use super::report::{md_table, num};
@@ -410,6 +411,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     };
     claims::claims(&mut report, &c20, &c100);
     claims::more_claims(&mut report, &c20, &c100);
+    irregularity::irregularity_claim(&mut report, &c100);
     claims::checks(&mut report, &c20, &c100, &r20, &r100);
 
     // --- Sections: positions, penalties, remedy.
