@@ -265,27 +265,12 @@ mod tests {
             finite: false,
         };
         let isn = 5000u32;
-        let pkt = |t: u64, side: u8, out: bool, seq: u32, ack: u32, flags: u8, len: u32| PktEvent {
-            t,
-            side,
-            out,
-            h: TcpHeader {
-                src_port: 0,
-                dst_port: 0,
-                seq,
-                ack,
-                flags,
-                window: 100,
-                payload_len: len,
-                ip_len: 52 + len,
-            },
-        };
-        let mut events = vec![pkt(0, 0, true, isn, 0, 0x02, 0)];
+        let mut events = vec![ev_ns(0, 0, true, isn, 0, 0x02, 0)];
         for (i, (w, r)) in writes.iter().zip(&reads).enumerate() {
             let seq = isn + 1 + i as u32;
-            events.push(pkt(w.0, 0, true, seq, 0, 0x18, 1));
-            events.push(pkt(r.0 - 1, 1, false, seq, 0, 0x18, 1));
-            events.push(pkt(r.0 + 10_000_000, 0, false, 0, seq + 1, 0x10, 0));
+            events.push(ev_ns(w.0, 0, true, seq, 0, 0x18, 1));
+            events.push(ev_ns(r.0 - 1, 1, false, seq, 0, 0x18, 1));
+            events.push(ev_ns(r.0 + 10_000_000, 0, false, 0, seq + 1, 0x10, 0));
         }
         events.sort_by_key(|e| e.t);
         let r = build(&logs, || events.iter().copied(), 0);
@@ -315,8 +300,13 @@ mod tests {
     }
 
     fn ev(t: u64, side: u8, out: bool, seq: u32, ack: u32, flags: u8, len: u32) -> PktEvent {
+        ev_ns(t * MS, side, out, seq, ack, flags, len)
+    }
+
+    /// A packet event at `t` ns.
+    fn ev_ns(t: u64, side: u8, out: bool, seq: u32, ack: u32, flags: u8, len: u32) -> PktEvent {
         PktEvent {
-            t: t * MS,
+            t,
             side,
             out,
             h: TcpHeader {

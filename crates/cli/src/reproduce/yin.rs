@@ -313,27 +313,9 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     }
 
     // --- Part 2: the four PERT variants against buffer size (Table II, Figs. 5–6).
-    let buffers: Vec<Value> = plan
-        .buffers_kb
-        .iter()
-        .map(|b| Value::from(format!("{b}KB")))
-        .collect();
     let mut fine: Vec<(Variant, ByBuffer)> = Vec::new();
     for v in FINE_VARIANTS {
-        let text = scenario_text(plan.n_fine, v, plan.duration_s, plan.repetitions, 160);
-        let ran = run_part(
-            ctx,
-            &format!("fine-n{}-{}", plan.n_fine, v.slug()),
-            text,
-            &[("sweep.network.queue_bytes", Value::Array(buffers.clone()))],
-        )?;
-        let mut per = Vec::new();
-        for (b, val) in plan.buffers_kb.iter().zip(&buffers) {
-            let c = ran.find(&[super::p("network.queue_bytes", val.clone())])?;
-            per.push((*b, streams(&ran, c, plan.n_fine)));
-        }
-        fine.push((v, per));
-        commands.push(ran.command.clone());
+        fine.push((v, buffer_part(ctx, &plan, v, &mut commands)?));
     }
 
     intro(&mut report, &plan, ctx.quick);
@@ -497,6 +479,35 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         commands.join("\n")
     ));
     Ok(report)
+}
+
+/// Part 2 for the CBR transport `v`: N = n_fine over every buffer of the plan; the streams by
+/// buffer. Adds the part's command line to `commands`.
+fn buffer_part(
+    ctx: &mut Ctx,
+    plan: &Plan,
+    v: Variant,
+    commands: &mut Vec<String>,
+) -> Result<ByBuffer> {
+    let buffers: Vec<Value> = plan
+        .buffers_kb
+        .iter()
+        .map(|b| Value::from(format!("{b}KB")))
+        .collect();
+    let text = scenario_text(plan.n_fine, v, plan.duration_s, plan.repetitions, 160);
+    let ran = run_part(
+        ctx,
+        &format!("fine-n{}-{}", plan.n_fine, v.slug()),
+        text,
+        &[("sweep.network.queue_bytes", Value::Array(buffers.clone()))],
+    )?;
+    let mut per = Vec::new();
+    for (b, val) in plan.buffers_kb.iter().zip(&buffers) {
+        let c = ran.find(&[super::p("network.queue_bytes", val.clone())])?;
+        per.push((*b, streams(&ran, c, plan.n_fine)));
+    }
+    commands.push(ran.command.clone());
+    Ok(per)
 }
 
 /// RTOs and SFT (s) per stream, scaled to 1000 s of streaming.

@@ -127,20 +127,12 @@ impl CongestionControl for Bic {
         self.w.ssthresh()
     }
     fn on_ack(&mut self, now: Instant, acked: u32, cwnd_limited: bool, _rtt: Option<Duration>) {
-        self.w.note_acked(acked);
         // bictcp_acked, in the Open state (the controller hears ACKs outside recovery only)
         let ratio = self.delayed_ack >> ACK_RATIO_SHIFT;
         self.delayed_ack = (self.delayed_ack + acked).saturating_sub(ratio).max(1);
-        if !cwnd_limited {
+        let Some(acked) = self.w.ack_past_slow_start(acked, cwnd_limited) else {
             return;
-        }
-        let mut acked = acked;
-        if self.w.in_slow_start() {
-            acked = self.w.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        };
         self.update(now, self.w.cwnd());
         self.w.cong_avoid_ai(self.cnt, acked);
     }

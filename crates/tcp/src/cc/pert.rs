@@ -224,17 +224,9 @@ impl Pert {
         };
         a.on_ack(now, q, max_q, srtt, cwnd);
         let alpha = a.alpha();
-        self.w.note_acked(acked);
-        if !cwnd_limited {
+        let Some(acked) = self.w.ack_past_slow_start(acked, cwnd_limited) else {
             return;
-        }
-        let mut acked = acked;
-        if self.w.in_slow_start() {
-            acked = self.w.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        };
         let per = ((self.w.cwnd() as f64 / alpha).round() as u32).max(1);
         self.w.cong_avoid_ai(per, acked);
     }

@@ -84,20 +84,24 @@ impl RenoWindow {
 
     /// Linux `tcp_reno_cong_avoid`.
     pub fn on_ack(&mut self, acked: u32, cwnd_limited: bool) {
-        if acked > 0 {
-            self.in_rto_loss = false;
+        if let Some(acked) = self.ack_past_slow_start(acked, cwnd_limited) {
+            self.cong_avoid_ai(self.cwnd, acked);
         }
+    }
+
+    /// The part of an ACK every controller shares: notes the acknowledgement, grows the window
+    /// in slow start if it limited the sender, and returns the segments left for congestion
+    /// avoidance (`None` when there are none, or the sender was not cwnd-limited).
+    pub fn ack_past_slow_start(&mut self, acked: u32, cwnd_limited: bool) -> Option<u32> {
+        self.note_acked(acked);
         if !cwnd_limited {
-            return;
+            return None;
         }
         let mut acked = acked;
         if self.in_slow_start() {
             acked = self.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
         }
-        self.cong_avoid_ai(self.cwnd, acked);
+        (acked > 0).then_some(acked)
     }
 
     /// RFC 5681 eq. (4): max(FlightSize / 2, 2).

@@ -28,27 +28,9 @@ pub(super) fn section(
         }
         part1.push((v, acc));
     }
-    let buffers: Vec<Value> = plan
-        .buffers_kb
-        .iter()
-        .map(|b| Value::from(format!("{b}KB")))
-        .collect();
     let mut part2: Vec<(Variant, ByBuffer)> = Vec::new();
     for v in VARIANTS {
-        let text = scenario_text(plan.n_fine, v, plan.duration_s, plan.repetitions, 160);
-        let ran = run_part(
-            ctx,
-            &format!("fine-n{}-{}", plan.n_fine, v.slug()),
-            text,
-            &[("sweep.network.queue_bytes", Value::Array(buffers.clone()))],
-        )?;
-        let mut per = Vec::new();
-        for (b, val) in plan.buffers_kb.iter().zip(&buffers) {
-            let c = ran.find(&[super::super::p("network.queue_bytes", val.clone())])?;
-            per.push((*b, streams(&ran, c, plan.n_fine)));
-        }
-        part2.push((v, per));
-        commands.push(ran.command.clone());
+        part2.push((v, buffer_part(ctx, plan, v, commands)?));
     }
 
     let mut sec = String::from(
