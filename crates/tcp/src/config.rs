@@ -1,6 +1,6 @@
 //! Endpoint configuration: every knob of the `tcp` table of a scenario (see
-//! `docs/spec/interface.md`) and the profiles that preset them (docs/spec/mechanisms.md §1, §8,
-//! §9).
+//! `docs/spec/interface.md`) and the profiles that preset them (docs/spec/mechanisms.md: RTO
+//! models, congestion control, receiver behaviour).
 
 use std::time::Duration;
 
@@ -49,7 +49,7 @@ impl Profile {
     }
 }
 
-/// Retransmission-timer models (docs/spec/mechanisms.md §1).
+/// Retransmission-timer models (docs/spec/mechanisms.md, RTO models).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RtoModel {
     Linux,
@@ -58,7 +58,7 @@ pub enum RtoModel {
     Ns2,
 }
 
-/// Receiver delayed-ACK models (docs/spec/mechanisms.md §9).
+/// Receiver delayed-ACK models (docs/spec/mechanisms.md, receiver behaviour).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DelayedAckModel {
     /// Quick-ACK at connection start, ATO min 40 ms, ACK every second full-sized segment,
@@ -71,7 +71,7 @@ pub enum DelayedAckModel {
     Off,
 }
 
-/// Congestion-control algorithms (docs/spec/mechanisms.md §8; see [`crate::cc`]).
+/// Congestion-control algorithms (docs/spec/mechanisms.md, congestion control; see [`crate::cc`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CcAlgorithm {
     Reno,
@@ -92,9 +92,9 @@ pub enum CcAlgorithm {
     Vegas,
 }
 
-/// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (docs/spec/mechanisms.md
-/// §2–7). `tlp` and `rack` are RFC 8985 ([`crate::recovery::tlp`], [`crate::recovery::rack`]; both
-/// need SACK).
+/// Thin-stream mechanisms, each switched on per flow by `tcp.mechanisms` (docs/spec/mechanisms.md,
+/// thin-stream sections). `tlp` and `rack` are RFC 8985 ([`crate::recovery::tlp`],
+/// [`crate::recovery::rack`]; both need SACK).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Mechanisms {
     pub rdb: bool,
@@ -106,8 +106,8 @@ pub struct Mechanisms {
     pub rack: bool,
 }
 
-/// Thin-stream detection (docs/spec/mechanisms.md §2, `tcp.thin_detection`); see
-/// [`crate::thin::detect`].
+/// Thin-stream detection (docs/spec/mechanisms.md, thin-stream detection, `tcp.thin_detection`);
+/// see [`crate::thin::detect`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ThinDetection {
     /// PIF < 4 and not in initial slow start (Linux `tcp_stream_is_thin`).
@@ -117,7 +117,8 @@ pub enum ThinDetection {
     Dpifl,
 }
 
-/// Variant of linear timeouts (docs/spec/mechanisms.md §3); see [`crate::thin::linear_timeouts`].
+/// Variant of linear timeouts (docs/spec/mechanisms.md, linear timeouts); see
+/// [`crate::thin::linear_timeouts`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum LinearTimeouts {
     /// Linux `tcp_retransmit_timer`: no doubling, RTO recomputed from the estimator, for the
@@ -128,7 +129,7 @@ pub enum LinearTimeouts {
     SeedSrtt,
 }
 
-/// Variant of Redundant Data Bundling (docs/spec/mechanisms.md §5); see [`crate::thin::rdb`].
+/// Variant of Redundant Data Bundling (docs/spec/mechanisms.md, RDB); see [`crate::thin::rdb`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RdbVariant {
     /// Evensen (2008): cumulative bundling on send up to the MSS, bundling on retransmission.
@@ -137,7 +138,8 @@ pub enum RdbVariant {
     /// The Linux RDB patch (2015–2016): dpifl-thin only, `rdb_max_packets` earlier segments,
     /// CWR on a loss hidden by redundancy.
     Patch,
-    /// `Seed`-variant bundling, but only while it pays (Evensen (2008) §5.3, CommL §IV): an
+    /// `Seed`-variant bundling, but only while it pays (Evensen (2008) §5.3; Evensen et al.
+    /// (2008), IEEE Communications Letters, §IV): an
     /// allowance of earlier segments that doubles on a loss and drains per clean ACK, and no
     /// bundling when the write interval exceeds the RTO; see [`crate::thin::rdb_adaptive`].
     Adaptive,

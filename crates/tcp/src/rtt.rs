@@ -1,5 +1,7 @@
-//! RTT estimation and the retransmission timeout, one model per `RtoModel` (docs/spec/mechanisms.md
-//! §1; RFC 6298; Linux `tcp_rtt_estimator`/`__tcp_set_rto`; FreeBSD 6 `tcp_xmit_timer` as in Hurtig
+//! RTT estimation and the retransmission timeout, one model per `RtoModel`
+//! (docs/spec/mechanisms.md,
+//! RTO models; RFC 6298; Linux `tcp_rtt_estimator`/`__tcp_set_rto`; FreeBSD 6 `tcp_xmit_timer` as
+//! in Hurtig
 //! (2006) App. C.1.1; ns-2 `rtt_update` as in Yin et al. §II.A).
 //!
 //! Pure arithmetic: the endpoint feeds samples (already filtered by Karn's rule) and asks for

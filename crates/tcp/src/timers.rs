@@ -16,7 +16,7 @@ pub enum TimerKind {
     Tlp = 1,
     /// RACK reordering timer (RFC 8985 §6.2).
     Reorder = 2,
-    /// Delayed ACK (RFC 1122 §4.2.3.2, docs/spec/mechanisms.md §9).
+    /// Delayed ACK (RFC 1122 §4.2.3.2, docs/spec/mechanisms.md, receiver behaviour).
     DelayedAck = 3,
     /// Zero-window probe (persist timer, RFC 9293 §3.8.6.1).
     Persist = 4,

@@ -1,4 +1,4 @@
-//! Redundant Data Bundling scripts (docs/spec/mechanisms.md §5): the seed variant (cumulative
+//! Redundant Data Bundling scripts (docs/spec/mechanisms.md, RDB): the seed variant (cumulative
 //! bundling on send up to the MSS, trimming of acked bytes, bundling on retransmission), the patch
 //! variant (rdb_max_packets, rdb_max_bytes, dpifl gate, CWR on a hidden loss), and a pair test
 //! showing that an unmodified receiver delivers only the new bytes of a bundle.

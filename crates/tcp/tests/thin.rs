@@ -1,4 +1,5 @@
-//! Thin-stream mechanism scripts (docs/spec/mechanisms.md §2–4, §6): thin dupACK, linear timeouts
+//! Thin-stream mechanism scripts (docs/spec/mechanisms.md: thin-stream detection to thin dupACK,
+//! Early Retransmit): thin dupACK, linear timeouts
 //! (both variants), Early Retransmit (RFC 5827 and the Linux RTT/4 delay), Yin et al.'s F-RTO
 //! threshold, and the attribution of retransmissions to Early / Fast / Rto. Each mechanism has its
 //! exact trigger and output, and a script showing it stays off when its condition fails.

@@ -1,4 +1,5 @@
-//! Exact-number tests for every congestion-control hook (docs/spec/mechanisms.md §8).
+//! Exact-number tests for every congestion-control hook (docs/spec/mechanisms.md, congestion
+//! control).
 
 use super::*;
 use crate::config::{CcAlgorithm, Profile, TcpConfig};

@@ -1,4 +1,5 @@
-//! Receiver acknowledgment policy (RFC 1122 §4.2.3.2, RFC 5681 §4.2, docs/spec/mechanisms.md §9),
+//! Receiver acknowledgment policy (RFC 1122 §4.2.3.2, RFC 5681 §4.2, docs/spec/mechanisms.md,
+//! receiver behaviour),
 //! one model per `DelayedAckModel`:
 //!
 //! - `Linux` (Linux `tcp_event_data_recv`, `__tcp_ack_snd_check`, `tcp_send_delayed_ack`,

@@ -393,8 +393,8 @@ impl Endpoint {
     pub fn ssthresh(&self) -> u32 {
         self.cc.ssthresh()
     }
-    /// Still in the initial slow start (for `pif4` thin-stream detection, docs/spec/mechanisms.md
-    /// §2).
+    /// Still in the initial slow start (for `pif4` thin-stream detection, docs/spec/mechanisms.md,
+    /// thin-stream detection).
     pub fn in_initial_slow_start(&self) -> bool {
         self.cc.in_initial_slow_start()
     }

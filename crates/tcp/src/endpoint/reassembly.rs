@@ -2,7 +2,8 @@
 //! (RFC 9293 §3.10.7.4 "seventh, process the segment text"; RFC 2018 §4 SACK blocks).
 //!
 //! Offsets are the peer's stream offsets (0 = first byte after its SYN). A segment overlapping
-//! `rcv_nxt` delivers only its new part (docs/spec/mechanisms.md §9 — what makes RDB transparent).
+//! `rcv_nxt` delivers only its new part (docs/spec/mechanisms.md, receiver behaviour — what makes
+//! RDB transparent).
 //! In-order data becomes readable at once; out-of-order pieces are kept non-overlapping in a
 //! `BTreeMap` (deterministic order) until the hole before them is filled.
 //!

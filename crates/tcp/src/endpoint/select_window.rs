@@ -18,7 +18,8 @@
 //!
 //! Why it matters here: with a byte-exact window every ACK of a receiver whose application reads
 //! varying amounts advertises a different window, and an ACK that changes the window is not a
-//! duplicate ACK (RFC 5681 §2, docs/spec/mechanisms.md §4), so dupACK-based fast retransmit (and
+//! duplicate ACK (RFC 5681 §2, docs/spec/mechanisms.md, thin dupACK), so dupACK-based fast
+//! retransmit (and
 //! thin dupACK) would stall. Linux's rounding keeps the window field constant across such ACKs.
 //!
 //! Invariant: the result is a multiple of the scale unit or equal to the unshrunk previous

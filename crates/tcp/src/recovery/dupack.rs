@@ -1,11 +1,12 @@
-//! Duplicate-ACK detection and the duplicate-ACK threshold (RFC 5681 §2, docs/spec/mechanisms.md
-//! §4).
+//! Duplicate-ACK detection and the duplicate-ACK threshold (RFC 5681 §2, docs/spec/mechanisms.md,
+//! thin dupACK).
 //!
 //! A duplicate ACK acknowledges nothing new, carries no data, does NOT change the advertised
 //! window, and arrives while data is outstanding (Hurtig (2006) §4.1.5 shows why the window rule
 //! matters). The threshold is a pure function of the sender's situation: RFC 5681's 3, lowered to 1
-//! by thin dupACK while thin ([`super::thin_dupack`], docs/spec/mechanisms.md §4) and to RFC 5827's
-//! ER_thresh by Early Retransmit ([`super::early_retransmit`], §6).
+//! by thin dupACK while thin ([`super::thin_dupack`], docs/spec/mechanisms.md, thin dupACK) and to
+//! RFC 5827's
+//! ER_thresh by Early Retransmit ([`super::early_retransmit`]).
 
 use super::{early_retransmit, thin_dupack};
 use crate::config::Mechanisms;

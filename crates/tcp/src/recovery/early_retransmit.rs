@@ -1,4 +1,4 @@
-//! Early Retransmit (RFC 5827; docs/spec/mechanisms.md §6 `rfc5827`). Knobs:
+//! Early Retransmit (RFC 5827; docs/spec/mechanisms.md, Early Retransmit `rfc5827`). Knobs:
 //! `Mechanisms::early_retransmit` (`tcp.mechanisms = ["early-retransmit"]`) and
 //! `TcpConfig::early_retransmit_delay` (Linux `tcp_early_retrans` = 2 mode).
 //!

@@ -1,5 +1,5 @@
 //! The F-RTO threshold of Yin et al. §II.B ("Early Retransmission" for PERT, after Brakmo's Vegas
-//! fine-grained timeout check; docs/spec/mechanisms.md §6 `f-rto-threshold`). Knob:
+//! fine-grained timeout check; docs/spec/mechanisms.md, Early Retransmit `f-rto-threshold`). Knob:
 //! `Mechanisms::er_threshold` (`tcp.mechanisms = ["er-threshold"]`).
 //!
 //! Yin et al. eq. (4)–(7): F-RTO = RTT'max + RTT'min, RTT'max = SRTT' + 2·SVAR, SRTT' ←

@@ -75,7 +75,8 @@ pub fn timer_on_ack(acked_new: bool, still_outstanding: bool) -> TimerOnAck {
 }
 
 /// RFC 6298 §5.5: the backoff after one more expiry (exponential: the RTO doubles). Extension point
-/// for linear timeouts (docs/spec/mechanisms.md §3), which keep it at zero while thin.
+/// for linear timeouts (docs/spec/mechanisms.md, linear timeouts), which keep it at zero while
+/// thin.
 pub fn backoff_after_expiry(backoff: u32) -> u32 {
     backoff.saturating_add(1)
 }

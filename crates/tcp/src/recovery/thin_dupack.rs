@@ -1,4 +1,4 @@
-//! Thin dupACK ("modified fast retransmit", mFR; docs/spec/mechanisms.md §4). Knob:
+//! Thin dupACK ("modified fast retransmit", mFR; docs/spec/mechanisms.md, thin dupACK). Knob:
 //! `Mechanisms::thin_dupack` (`tcp.mechanisms = ["thin-dupack"]`); the thin test is
 //! `TcpConfig::thin_detection` (default `pif4`).
 //!
@@ -7,8 +7,8 @@
 //! `tcp_time_to_recover` (`TCP_THIN_DUPACK` = 17, sysctl `tcp_thin_dupack`, removed in 4.13 as
 //! subsumed by RACK).
 //!
-//! Deviation from Linux, by choice (docs/spec/mechanisms.md §4 is the spec): Linux additionally
-//! required SACK, no unsent data (`!tcp_send_head`) and `tcp_dupack_heuristics > 1`; here the only
+//! Deviation from Linux, by choice (the thin-dupACK section of docs/spec/mechanisms.md is the
+//! spec): Linux additionally required SACK, no unsent data (`!tcp_send_head`) and `tcp_dupack_heuristics > 1`; here the only
 //! condition is "thin", as in Evensen (2008) and Petlund et al. (2008). The duplicate-ACK
 //! definition is unchanged ([`super::dupack::is_dupack`]).
 //!

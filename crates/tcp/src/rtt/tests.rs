@@ -1,4 +1,4 @@
-//! Table and property tests for the RTO models (docs/spec/mechanisms.md §1).
+//! Table and property tests for the RTO models (docs/spec/mechanisms.md, RTO models).
 
 use super::*;
 use crate::config::{Profile, TcpConfig};

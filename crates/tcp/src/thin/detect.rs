@@ -1,4 +1,5 @@
-//! Thin-stream detection (docs/spec/mechanisms.md §2). Knob: `TcpConfig::thin_detection`
+//! Thin-stream detection (docs/spec/mechanisms.md, thin-stream detection). Knob:
+//! `TcpConfig::thin_detection`
 //! (`tcp.thin_detection = "pif4" | "dpifl"`), default `Pif4`.
 //!
 //! * `Pif4` — Evensen (2008) §2.4; Linux `tcp_stream_is_thin` (include/net/tcp.h, 2.6.34+):

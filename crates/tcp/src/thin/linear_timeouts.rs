@@ -1,4 +1,5 @@
-//! Linear timeouts ("removal of exponential backoff", docs/spec/mechanisms.md §3). Knobs:
+//! Linear timeouts ("removal of exponential backoff", docs/spec/mechanisms.md, linear timeouts).
+//! Knobs:
 //! `Mechanisms::linear_timeouts` (`tcp.mechanisms = ["linear-timeouts"]`) and
 //! `TcpConfig::linear_timeouts_variant`.
 //!

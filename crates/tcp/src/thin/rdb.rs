@@ -1,4 +1,5 @@
-//! Redundant Data Bundling (docs/spec/mechanisms.md §5). Knobs: `Mechanisms::rdb` (`tcp.mechanisms`
+//! Redundant Data Bundling (docs/spec/mechanisms.md, RDB). Knobs: `Mechanisms::rdb`
+//! (`tcp.mechanisms`
 //! contains `"rdb"`), `TcpConfig::rdb_variant` (`"seed"` | `"patch"`), `rdb_max_bytes` (0 = the MSS
 //! is the only limit), `rdb_max_packets` (patch only, default 1).
 //!
