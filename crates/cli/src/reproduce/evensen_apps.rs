@@ -231,10 +231,10 @@ fn measure(ran: &Ran, app: &str, loss: f64, v: Variant) -> Result<Measured> {
     })
 }
 
-/// The `share` quantile of sorted samples (nearest rank).
+/// The `share` quantile of sorted samples (nearest rank; `share` to 1/10 000).
 fn quantile(sorted: &[f64], share: f64) -> f64 {
-    let num = (share * 1000.0).round() as u64;
-    thinlab_trace::metrics::nearest_rank(sorted, num, 1000).unwrap_or(f64::NAN)
+    let num = (share * 10_000.0).round() as u64;
+    thinlab_trace::metrics::nearest_rank(sorted, num, 10_000).unwrap_or(f64::NAN)
 }
 
 fn run(ctx: &mut Ctx) -> Result<Report> {

@@ -319,12 +319,6 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
     }
 
     intro(&mut report, &plan, ctx.quick);
-    let banded = |s: &[Stream], band: (f64, f64)| -> Vec<Stream> {
-        s.iter()
-            .filter(|x| x.tmu >= band.0 && x.tmu < band.1)
-            .cloned()
-            .collect()
-    };
     // success[variant][band][sud]
     let success: Vec<Vec<Vec<f64>>> = tmu
         .iter()
@@ -332,8 +326,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
             BANDS
                 .iter()
                 .map(|&b| {
-                    let bs = banded(s, b);
-                    let r: Vec<&Stream> = bs.iter().collect();
+                    let r = in_band(s, b);
                     SUD_S.iter().map(|&sud| success_pct(&r, sud)).collect()
                 })
                 .collect()
@@ -341,7 +334,7 @@ fn run(ctx: &mut Ctx) -> Result<Report> {
         .collect();
     let counts: Vec<Vec<usize>> = tmu
         .iter()
-        .map(|(_, s)| BANDS.iter().map(|&b| banded(s, b).len()).collect())
+        .map(|(_, s)| BANDS.iter().map(|&b| in_band(s, b).len()).collect())
         .collect();
     let why = why_pert(&tmu);
     tmu_claims(&mut report, &success, &counts, &tmu, &why);
@@ -508,6 +501,13 @@ fn buffer_part(
     }
     commands.push(ran.command.clone());
     Ok(per)
+}
+
+/// The streams of runs whose T/μ lies in `band` (lower bound included).
+fn in_band(s: &[Stream], band: (f64, f64)) -> Vec<&Stream> {
+    s.iter()
+        .filter(|x| x.tmu >= band.0 && x.tmu < band.1)
+        .collect()
 }
 
 /// RTOs and SFT (s) per stream, scaled to 1000 s of streaming.

@@ -29,13 +29,13 @@
 //!   gates by acknowledged sequence; we respond in slow start too (the specification says
 //!   "per ACK") and gate by time (the latest RTT sample), since the controller does not see
 //!   sequence numbers. It also recomputes p on a timer (every 1/170 s) and adapts α and the upper
-//!   threshold from max_rtt; this module evaluates p(q) on every ACK with fixed thresholds (plain
-//!   PERT/RED). Setting ssthresh on an early response is the ns-3 behaviour; we could not check it
+//!   threshold from max_rtt; plain PERT here evaluates p(q) on every ACK with fixed thresholds
+//!   (PERT/RED); `pert-adaptive` below adds the adaptations. Setting ssthresh on an early response is the ns-3 behaviour; we could not check it
 //!   against the paper.
 //!
 //! Adaptive PERT (`cc = "pert-adaptive"`, after Kotla and Reddy, "Making a delay-based protocol
-//! adaptive to heterogeneous environments", the seed's reference for an adaptive PERT), its three
-//! adaptations:
+//! adaptive to heterogeneous environments", which Yin et al. cite for an adaptive PERT), its
+//! three adaptations:
 //! * the upper threshold follows the path's queue: the probability reaches 1 at
 //!   T_3 = max(2·T_max, 0.65·(max_rtt − min_rtt)) instead of 2·T_max, so a deep buffer that
 //!   loss-based flows keep full does not pin p at 1;
@@ -151,10 +151,6 @@ impl Pert {
     pub fn is_adaptive(&self) -> bool {
         self.adaptive.is_some()
     }
-    /// Adaptive PERT's additive increase, segments per RTT (1 for plain PERT).
-    pub fn alpha(&self) -> f64 {
-        self.adaptive.as_ref().map_or(1.0, |a| a.alpha())
-    }
     /// The window state (for tests and tracing).
     pub fn window(&self) -> &RenoWindow {
         &self.w
@@ -214,16 +210,18 @@ impl Pert {
     /// Window growth on an ACK with no early response: NewReno's, with adaptive PERT's α
     /// segments per RTT in congestion avoidance.
     fn grow(&mut self, now: Instant, acked: u32, cwnd_limited: bool) {
-        let (Some(q), Some(srtt), max_q) = (self.queueing_delay(), self.srtt99(), self.max_q())
-        else {
+        if !self.is_adaptive() {
+            return self.w.on_ack(acked, cwnd_limited);
+        }
+        let (Some(q), Some(srtt)) = (self.queueing_delay(), self.srtt99()) else {
             return self.w.on_ack(acked, cwnd_limited);
         };
-        let cwnd = self.w.cwnd();
-        let Some(a) = &mut self.adaptive else {
-            return self.w.on_ack(acked, cwnd_limited);
-        };
-        a.on_ack(now, q, max_q, srtt, cwnd);
-        let alpha = a.alpha();
+        let (max_q, cwnd) = (self.max_q(), self.w.cwnd());
+        let mut alpha = 1.0;
+        if let Some(a) = &mut self.adaptive {
+            a.on_ack(now, q, max_q, srtt, cwnd);
+            alpha = a.alpha();
+        }
         let Some(acked) = self.w.ack_past_slow_start(acked, cwnd_limited) else {
             return;
         };

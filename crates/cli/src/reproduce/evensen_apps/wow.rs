@@ -10,7 +10,7 @@
 
 use super::super::report::num;
 use super::super::{claims, p, Ctx, Ran, Report, Verdict};
-use super::{Variant, SCENARIO};
+use super::{quantile, Variant, SCENARIO};
 use crate::write_rows::WriteRow;
 use anyhow::{anyhow, Result};
 use toml::Value;
@@ -36,11 +36,6 @@ fn extra(rows: &[WriteRow], one_way_ms: f64, transport: bool) -> Vec<f64> {
         .collect();
     v.sort_unstable_by(f64::total_cmp);
     v
-}
-
-fn quantile(sorted: &[f64], share: f64) -> f64 {
-    let num = (share * 10_000.0).round() as u64;
-    thinlab_trace::metrics::nearest_rank(sorted, num, 10_000).unwrap_or(f64::NAN)
 }
 
 /// Every write of flow 0 in configuration `c` of `ran`, over its repetitions.

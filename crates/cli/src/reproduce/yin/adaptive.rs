@@ -1,4 +1,4 @@
-//! The `yin` study's adaptive-PERT part: the seed's reference for an adaptive PERT (Kotla and
+//! The `yin` study's adaptive-PERT part: the adaptive PERT Yin et al. cite (Kotla and
 //! Reddy, "Making a delay-based protocol adaptive to heterogeneous environments") run as a named
 //! variant (`cc = "pert-adaptive"`, crates/tcp/src/cc/pert.rs says which adaptations) on the same
 //! parts 1 and 2, with and without ER, beside plain PERT. Reported, not judged: the paper did not
@@ -62,7 +62,7 @@ pub(super) fn section(
         .map(|(v, s)| {
             let mut r = vec![v.label().to_string()];
             for b in BANDS {
-                let inb: Vec<&Stream> = s.iter().filter(|x| x.tmu >= b.0 && x.tmu < b.1).collect();
+                let inb = in_band(s, b);
                 r.push(if inb.is_empty() {
                     "–".into()
                 } else {

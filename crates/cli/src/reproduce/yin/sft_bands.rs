@@ -14,12 +14,6 @@ fn by_band(
     let (Some(pert), Some(er)) = (of(Variant::Pert), of(Variant::PertEr)) else {
         return Vec::new();
     };
-    let in_band = |s: &[Stream], b: (f64, f64)| -> Vec<Stream> {
-        s.iter()
-            .filter(|x| x.tmu >= b.0 && x.tmu < b.1)
-            .cloned()
-            .collect()
-    };
     BANDS
         .iter()
         .enumerate()
@@ -29,7 +23,7 @@ fn by_band(
             if n < min_streams {
                 return None;
             }
-            let (ps, es) = (per_1000s(p.iter()).1, per_1000s(e.iter()).1);
+            let (ps, es) = (per_1000s(p.into_iter()).1, per_1000s(e.into_iter()).1);
             let rel = if ps > 0.0 {
                 100.0 * (ps - es) / ps
             } else {
