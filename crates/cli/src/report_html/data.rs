@@ -101,10 +101,14 @@ pub fn cdf_counts(runs: &[(f64, u64)]) -> Vec<(f64, u64)> {
         .collect()
 }
 
-/// Application latency (ms) of the delivered writes of one run of configuration `config` with
-/// `seed`, flow `flow`, in write order, and the sequence diagram around its worst write (the
-/// run is repeated, keeping its write records and then its events; it is deterministic).
-pub type Rerun<'a> = &'a dyn Fn(usize, u64, usize) -> Option<(Vec<f64>, Option<Sequence>)>;
+/// For flows `flows` of one run of configuration `config` with `seed`: the application latency
+/// (ms) of the delivered writes, in write order, and the sequence diagram around the worst write.
+/// The run is repeated twice whatever the number of flows (it is deterministic): once keeping
+/// those flows' write records, once tracing their windows up to the last window's end.
+pub type Rerun<'a> = &'a dyn Fn(usize, u64, &[usize]) -> Vec<Option<FlowDetail>>;
+
+/// One flow's per-write latencies (ms) and the sequence diagram around its worst write.
+pub type FlowDetail = (Vec<f64>, Option<Sequence>);
 
 /// What happened around one write: every write, transmission (by cause), arrival, in-order
 /// delivery, cumulative ACK and SACK block of the flow in a window of simulated time, as
@@ -168,62 +172,141 @@ fn category(at_sender: bool, ev: &Event) -> Option<(usize, Instant, u64)> {
     })
 }
 
-/// The simulator's rerun of configuration `config`, repetition seed `seed`, flow `flow`.
+/// The simulator's reruns of configuration `config`, seed `seed`, flows `flows` ([`Rerun`]).
 pub fn sim_rerun(
     scenarios: &[thinlab_sim::Scenario],
-) -> impl Fn(usize, u64, usize) -> Option<(Vec<f64>, Option<Sequence>)> + '_ {
-    move |config, seed, flow| {
-        let s = scenarios.get(config)?;
-        let r = thinlab_sim::run_keeping_writes(s, seed);
-        let writes = &r.flows.get(flow)?.records.writes;
-        let lat = writes
+) -> impl Fn(usize, u64, &[usize]) -> Vec<Option<FlowDetail>> + '_ {
+    move |config, seed, flows| {
+        let Some(s) = scenarios.get(config) else {
+            return flows.iter().map(|_| None).collect();
+        };
+        let r = thinlab_sim::run_keeping_writes_of(s, seed, flows);
+        let margin = Duration::from_millis(200);
+        // Per flow: its writes and the window around its worst write.
+        let found: Vec<_> = flows
             .iter()
-            .filter_map(|w| write_latency_ms(w, Milestone::App, Origin::Write))
-            .collect();
-        let worst = writes
-            .iter()
-            .filter_map(|w| Some((w, write_latency_ns(w, Milestone::App, Origin::Write)?)))
-            .max_by_key(|&(_, l)| l);
-        let seq = worst.map(|(w, l)| {
-            let margin = Duration::from_millis(200);
-            let from = Duration::from_nanos(w.write_time.as_nanos()).saturating_sub(margin);
-            let to = Duration::from_nanos(w.write_time.as_nanos() + l) + margin;
-            let (_, events) = thinlab_sim::run_traced(s, seed, flow, from, to);
-            let ms = |t: Instant| r3(t.as_millis_f64());
-            let in_window = |t: Instant| (from..=to).contains(&Duration::from_nanos(t.as_nanos()));
-            let mut points: Vec<(usize, f64, u64)> = writes
-                .iter()
-                .filter(|x| in_window(x.write_time))
-                .map(|x| (0, ms(x.write_time), x.end))
-                .collect();
-            points.extend(
-                events
+            .map(|&f| {
+                let writes = &r.flows.get(f)?.records.writes;
+                let worst = writes
                     .iter()
-                    .filter_map(|(s, e)| category(*s, e))
-                    .map(|(c, t, off)| (c, ms(t), off)),
-            );
-            points.truncate(SEQUENCE_POINTS);
-            let sacks = events
-                .iter()
-                .filter_map(|(sender, e)| match *e {
-                    Event::Sacked { at, start, end } if *sender => Some((ms(at), start, end)),
-                    _ => None,
-                })
-                .take(SEQUENCE_POINTS)
-                .collect();
-            Sequence {
-                from_ms: r3(from.as_secs_f64() * 1e3),
-                to_ms: r3(to.as_secs_f64() * 1e3),
-                write_ms: ms(w.write_time),
-                latency_ms: r3(l as f64 / 1e6),
-                end: w.end,
-                categories: CATEGORIES.to_vec(),
-                points,
-                sacks,
-            }
-        });
-        Some((lat, seq))
+                    .filter_map(|w| Some((w, write_latency_ns(w, Milestone::App, Origin::Write)?)))
+                    .max_by_key(|&(_, l)| l)
+                    .map(|(w, l)| {
+                        let from =
+                            Duration::from_nanos(w.write_time.as_nanos()).saturating_sub(margin);
+                        let to = Duration::from_nanos(w.write_time.as_nanos() + l) + margin;
+                        (*w, l, from, to)
+                    });
+                Some((f, writes, worst))
+            })
+            .collect();
+        let windows: Vec<_> = found
+            .iter()
+            .flatten()
+            .filter_map(|(f, _, worst)| worst.as_ref().map(|w| (*f, w.2, w.3)))
+            .collect();
+        let mut traced = thinlab_sim::run_traced(s, seed, &windows).into_iter();
+        found
+            .into_iter()
+            .map(|found| {
+                let (_, writes, worst) = found?;
+                let lat = writes
+                    .iter()
+                    .filter_map(|w| write_latency_ms(w, Milestone::App, Origin::Write))
+                    .collect();
+                let seq = worst.map(|(w, l, from, to)| {
+                    sequence(writes, &w, l, from, to, traced.next().unwrap_or_default())
+                });
+                Some((lat, seq))
+            })
+            .collect()
     }
+}
+
+/// The sequence diagram of the window `from..=to` around write `w` (latency `l` ns), from the
+/// flow's writes and its traced `events`.
+fn sequence(
+    writes: &[thinlab_trace::WriteRecord],
+    w: &thinlab_trace::WriteRecord,
+    l: u64,
+    from: Duration,
+    to: Duration,
+    events: Vec<(bool, Event)>,
+) -> Sequence {
+    let ms = |t: Instant| r3(t.as_millis_f64());
+    let in_window = |t: Instant| (from..=to).contains(&Duration::from_nanos(t.as_nanos()));
+    let mut points: Vec<(usize, f64, u64)> = writes
+        .iter()
+        .filter(|x| in_window(x.write_time))
+        .map(|x| (0, ms(x.write_time), x.end))
+        .collect();
+    points.extend(
+        events
+            .iter()
+            .filter_map(|(s, e)| category(*s, e))
+            .map(|(c, t, off)| (c, ms(t), off)),
+    );
+    points.truncate(SEQUENCE_POINTS);
+    let sacks = events
+        .iter()
+        .filter_map(|(sender, e)| match *e {
+            Event::Sacked { at, start, end } if *sender => Some((ms(at), start, end)),
+            _ => None,
+        })
+        .take(SEQUENCE_POINTS)
+        .collect();
+    Sequence {
+        from_ms: r3(from.as_secs_f64() * 1e3),
+        to_ms: r3(to.as_secs_f64() * 1e3),
+        write_ms: ms(w.write_time),
+        latency_ms: r3(l as f64 / 1e6),
+        end: w.end,
+        categories: CATEGORIES.to_vec(),
+        points,
+        sacks,
+    }
+}
+
+/// The per-write series of `wanted` (config, flow, label, repetition), in that order: one
+/// [`Rerun`] per (config, seed), for all its flows at once.
+fn write_series(
+    wanted: Vec<(usize, usize, String, &crate::runner::RunOutput)>,
+    rerun: Rerun<'_>,
+) -> Vec<WriteSeries> {
+    let mut groups: Vec<((usize, u64), Vec<usize>)> = Vec::new();
+    for &(i, f, _, run) in &wanted {
+        match groups.iter_mut().find(|g| g.0 == (i, run.seed)) {
+            Some(g) => g.1.push(f),
+            None => groups.push(((i, run.seed), vec![f])),
+        }
+    }
+    let mut found: Vec<((usize, u64, usize), FlowDetail)> = Vec::new();
+    for ((i, seed), flows) in groups {
+        for (f, r) in flows.iter().zip(rerun(i, seed, &flows)) {
+            if let Some(r) = r {
+                found.push(((i, seed, *f), r));
+            }
+        }
+    }
+    wanted
+        .into_iter()
+        .filter_map(|(i, f, label, run)| {
+            let at = found.iter().position(|k| k.0 == (i, run.seed, f))?;
+            let (lat, sequence) = found.swap_remove(at).1;
+            let (bucket, points) = bucket_max(&lat);
+            Some(WriteSeries {
+                config: i,
+                flow: f,
+                label,
+                repetition: run.repetition,
+                seed: run.seed,
+                writes: lat.len(),
+                sequence,
+                bucket,
+                points,
+            })
+        })
+        .collect()
 }
 
 pub fn build(
@@ -234,7 +317,8 @@ pub fn build(
 ) -> Data {
     let layout = layout(results.configs);
     let mut lines = Vec::new();
-    let mut series = Vec::new();
+    // (config, flow, label, the worst repetition) of the lines that get a per-write series
+    let mut wanted = Vec::new();
     let mut lines_total = 0;
     let mut flows = 1;
     for i in 0..results.configs.len() {
@@ -272,28 +356,12 @@ pub fn build(
                     };
                     m(a.1).total_cmp(&m(b.1))
                 });
-            let lat = match (worst, rerun) {
-                (Some((run, _)), Some(rerun)) if series.len() < MAX_SERIES => {
-                    rerun(i, run.seed, f).map(|lat| (run, lat))
-                }
-                _ => None,
-            };
-            if let Some((run, (lat, sequence))) = lat {
-                let (bucket, points) = bucket_max(&lat);
-                series.push(WriteSeries {
-                    config: i,
-                    flow: f,
-                    label,
-                    repetition: run.repetition,
-                    seed: run.seed,
-                    writes: lat.len(),
-                    sequence,
-                    bucket,
-                    points,
-                });
+            if let (Some((run, _)), true) = (worst, wanted.len() < MAX_SERIES) {
+                wanted.push((i, f, label, run));
             }
         }
     }
+    let series = rerun.map_or_else(Vec::new, |rerun| write_series(wanted, rerun));
     let mut runs = Vec::new();
     let mut runs_total = 0;
     for r in results.runs {
@@ -362,7 +430,7 @@ tcp = { profile = "linux", nodelay = true }
         .unwrap();
         let scenarios = [s];
         let rerun = sim_rerun(&scenarios);
-        let (lat, seq) = rerun(0, 4, 0).unwrap();
+        let (lat, seq) = rerun(0, 4, &[0]).pop().flatten().unwrap();
         assert!(lat.len() > 1000);
         let seq = seq.unwrap();
         assert!(

@@ -77,31 +77,43 @@ pub fn run_keeping_writes_observed(
     sim.run(on_progress)
 }
 
-/// Like [`run_keeping_writes`], also returning the trace events of flow `flow`'s two endpoints
-/// (`true`: the data sender's) that happened between `from` and `to`: what a sequence diagram
-/// of that window draws.
+/// Like [`run_keeping_writes`], but only flows `flows` keep every write's record (the others
+/// fold theirs into histograms as [`run`] does, so memory grows with those flows' writes alone).
+pub fn run_keeping_writes_of(s: &Scenario, seed: u64, flows: &[usize]) -> RunResult {
+    let mut sim = Sim::new(s, seed);
+    for &f in flows {
+        if let Some(fl) = sim.flows.get_mut(f) {
+            fl.recorder = FlowRecorder::new().counting_rdb_repairs();
+        }
+    }
+    sim.run(&mut |_| {})
+}
+
+/// The trace events of the flows in `windows` (flow, from, to), each between its `from` and
+/// `to`: what a sequence diagram of that window draws. Per window, `(true: at the data sender,
+/// the event)`. The run stops after the last window's end (the events of a run do not depend
+/// on what comes later), so its other results are not returned.
 pub fn run_traced(
     s: &Scenario,
     seed: u64,
-    flow: usize,
-    from: Duration,
-    to: Duration,
-) -> (RunResult, Vec<(bool, Event)>) {
+    windows: &[(usize, Duration, Duration)],
+) -> Vec<Vec<(bool, Event)>> {
     let mut sim = Sim::new(s, seed);
-    for fl in &mut sim.flows {
-        fl.recorder = FlowRecorder::new().counting_rdb_repairs();
+    let logs: Vec<TraceLog> = windows.iter().map(|_| TraceLog::default()).collect();
+    for (&(flow, from, to), log) in windows.iter().zip(&logs) {
+        if let Some(fl) = sim.flows.get_mut(flow) {
+            fl.trace.push(EventTrace {
+                from: from.as_nanos() as u64,
+                to: to.as_nanos() as u64,
+                events: log.clone(),
+            });
+        }
     }
-    let log = TraceLog::default();
-    if let Some(fl) = sim.flows.get_mut(flow) {
-        fl.trace = Some(Box::new(EventTrace {
-            from: from.as_nanos() as u64,
-            to: to.as_nanos() as u64,
-            events: log.clone(),
-        }));
-    }
-    let r = sim.run(&mut |_| {});
-    let events = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
-    (r, events)
+    sim.stop_after = windows.iter().map(|w| w.2.as_nanos() as u64).max();
+    sim.run(&mut |_| {});
+    logs.into_iter()
+        .map(|log| std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner())))
+        .collect()
 }
 
 /// Like [`run`], calling `on_progress` with the simulated time at most once per simulated second.
@@ -156,8 +168,8 @@ type TraceLog = std::sync::Arc<std::sync::Mutex<Vec<(bool, Event)>>>;
 struct FlowSim {
     /// [client, server]
     eps: [Option<Endpoint>; 2],
-    /// Trace events kept for [`run_traced`] (`None`: the hot path pays one branch).
-    trace: Option<Box<EventTrace>>,
+    /// Trace windows kept for [`run_traced`] (empty: the hot path pays one branch).
+    trace: Vec<EventTrace>,
     timers: [TimerSlot; 2],
     source: Source,
     recorder: FlowRecorder,
@@ -188,6 +200,8 @@ struct Sim<'a> {
     stop: u64,
     /// pcap files being written (`None`: no capture, the hot path pays one branch).
     capture: Option<Box<RunCapture>>,
+    /// Stop after the events of this time ([`run_traced`]: its windows are over).
+    stop_after: Option<u64>,
 }
 
 impl<'a> Sim<'a> {
@@ -204,7 +218,7 @@ impl<'a> Sim<'a> {
                 q.push(stop, EventKind::SourceStop { flow: i as u32 });
                 FlowSim {
                     eps: [None, None],
-                    trace: None,
+                    trace: Vec::new(),
                     timers: Default::default(),
                     source: Source::new(
                         f.app.clone(),
@@ -237,6 +251,7 @@ impl<'a> Sim<'a> {
             done: 0,
             stop,
             capture: None,
+            stop_after: None,
         }
     }
 
@@ -261,6 +276,9 @@ impl<'a> Sim<'a> {
             if ev.time > end_limit {
                 drain_hit = true;
                 now = end_limit;
+                break;
+            }
+            if self.stop_after.is_some_and(|t| ev.time > t) {
                 break;
             }
             now = ev.time;
@@ -479,7 +497,7 @@ impl<'a> Sim<'a> {
             net.send(now, f as u32, dir, seg, q);
         }
         while let Some(ev) = ep.poll_event() {
-            if let Some(tr) = trace.as_deref_mut() {
+            for tr in trace.iter() {
                 if (tr.from..=tr.to).contains(&now) {
                     if let Ok(mut log) = tr.events.lock() {
                         log.push((is_sender, ev.clone()));
