@@ -172,8 +172,8 @@ pub fn write_folder(
     info.wall_time_s = started.elapsed().as_secs_f64();
     info.write(out)?;
     let problems = crate::health::problems(results);
-    let rerun = crate::report_html::data::sim_rerun(&prepared.scenarios);
-    crate::report_html::write_run(out, results, &problems, resolved, Some(&rerun))?;
+    let reruns = crate::report_html::write_series::SimReruns::new(&prepared.scenarios);
+    crate::report_html::write_run(out, results, &problems, resolved, Some(&reruns))?;
     Ok(problems)
 }
 

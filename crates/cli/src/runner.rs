@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use thinlab_trace::histogram::LatencyHistogram;
 use thinlab_trace::metrics::{censored_samples_ms, latency_histogram, Milestone, Origin};
+use thinlab_trace::series::LatencySeries;
 use thinlab_trace::{flow_metrics, FlowMetrics};
 
 /// One simulator run to do.
@@ -22,6 +23,9 @@ pub struct Job {
     pub capture: Option<sim::CaptureOptions>,
     /// Keep every write's milestones ([`FlowOutput::writes`]); memory grows with the writes.
     pub keep_writes: bool,
+    /// Flows that keep their per-write latency series ([`FlowOutput::series`]): those
+    /// `report.html` plots.
+    pub series_flows: Vec<usize>,
 }
 
 /// What a finished run leaves for the outputs. It serializes exactly (f64s round-trip), so a
@@ -58,10 +62,16 @@ pub struct FlowOutput {
     /// Every write's milestones, when the job asked for them ([`Job::keep_writes`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writes: Option<Vec<WriteRow>>,
+    /// The application latency of the delivered writes in write order, in a bounded number of
+    /// points, when the job asked for it ([`Job::series_flows`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<LatencySeries>,
 }
 
-/// The jobs of all configurations: repetition `r` of a configuration uses seed `seed + r`.
+/// The jobs of all configurations: repetition `r` of a configuration uses seed `seed + r`. The
+/// flows `report.html` plots per write keep their latency series.
 pub fn jobs(scenarios: &[Scenario]) -> Vec<Job> {
+    let series = crate::report_html::write_series::series_flows(scenarios);
     let mut jobs = Vec::new();
     for (config, s) in scenarios.iter().enumerate() {
         for repetition in 0..s.repetitions {
@@ -71,6 +81,7 @@ pub fn jobs(scenarios: &[Scenario]) -> Vec<Job> {
                 seed: s.seed.wrapping_add(u64::from(repetition)),
                 capture: None,
                 keep_writes: false,
+                series_flows: series[config].clone(),
             });
         }
     }
@@ -114,9 +125,13 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
             job.seed,
             &mut |now| tracker.at(now),
         )),
-        None => Ok(sim::run_observed(scenario, job.seed, &mut |now| {
-            tracker.at(now)
-        })),
+        None => Ok(sim::run_observed_with_series(
+            scenario,
+            job.seed,
+            &job.series_flows,
+            crate::report_html::write_series::SERIES_POINTS,
+            &mut |now| tracker.at(now),
+        )),
     }))
     .map_err(|panic| {
         let msg = panic
@@ -144,6 +159,7 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
             if job.keep_writes {
                 out.writes = Some(f.records.writes.iter().map(WriteRow::from_record).collect());
             }
+            out.series = f.records.series.clone();
             out
         })
         .collect();
@@ -181,5 +197,6 @@ pub fn flow_output(
         app_latency: latency_histogram(records, Milestone::App, Origin::Write),
         app_censored_ms: censored_samples_ms(records, Milestone::App, Origin::Write),
         writes: None,
+        series: None,
     }
 }

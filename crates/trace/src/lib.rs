@@ -21,6 +21,7 @@ pub mod pcap;
 pub mod plot;
 pub mod plot_layout;
 pub mod records;
+pub mod series;
 pub mod status;
 pub mod write_pattern;
 pub mod xy_plot;

@@ -13,6 +13,7 @@
 
 use crate::histogram::LatencyHistogram;
 use crate::metrics::{write_latency_ns, Milestone, Origin};
+use crate::series::LatencySeries;
 use std::collections::BTreeMap;
 use thinlab_tcp::event::{Event, SendKind};
 use thinlab_tcp::Instant;
@@ -93,6 +94,10 @@ pub struct FlowRecords {
     /// milestone reached, folded into counts and exact latency histograms. `writes` holds the
     /// rest, in order, after these.
     pub retired: RetiredWrites,
+    /// The application latency of every delivered write, in write order, as a bounded series
+    /// (when the recorder was asked for it: [`FlowRecorder::with_series`]); complete once the
+    /// recorder finished.
+    pub series: Option<LatencySeries>,
 }
 
 /// What is kept of writes that reached every milestone once a compacting recorder dropped them.
@@ -197,6 +202,13 @@ impl FlowRecorder {
         self
     }
 
+    /// Also keep the application latency series of the delivered writes, in at most
+    /// `max_points` points (`FlowRecords::series`).
+    pub fn with_series(mut self, max_points: usize) -> Self {
+        self.rec.series = Some(LatencySeries::new(max_points));
+        self
+    }
+
     /// Retire the complete prefix of the held writes when it is large enough.
     fn maybe_retire(&mut self) {
         if !self.compact || self.unsorted {
@@ -212,6 +224,9 @@ impl FlowRecorder {
         }
         for w in &self.rec.writes[..done] {
             self.rec.retired.retire(w);
+        }
+        if let Some(series) = &mut self.rec.series {
+            push_delivered(series, &self.rec.writes[..done]);
         }
         self.rec.writes.drain(..done);
         self.next_first_send -= done;
@@ -403,7 +418,19 @@ impl FlowRecorder {
         &self.rec
     }
 
-    pub fn finish(self) -> FlowRecords {
+    pub fn finish(mut self) -> FlowRecords {
+        if let Some(series) = &mut self.rec.series {
+            push_delivered(series, &self.rec.writes);
+        }
         self.rec
+    }
+}
+
+/// Adds the delivered ones of `writes` to `series`, in order.
+fn push_delivered(series: &mut LatencySeries, writes: &[WriteRecord]) {
+    for w in writes {
+        if let Some(ns) = write_latency_ns(w, Milestone::App, Origin::Write) {
+            series.push(w.write_time, ns, w.end);
+        }
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod data;
 pub mod layout;
+pub mod write_series;
 
 use anyhow::{Context, Result};
 use std::path::Path;
@@ -67,16 +68,16 @@ window.addEventListener('error', function (e) {{ thinlabError(e.message); }});
 }
 
 /// Writes `report.html` of a `thinlab run` result folder.
-/// `rerun`: how to run one repetition again keeping its write records (for the per-write
-/// series; `None` for the emulator, whose runs cannot be repeated exactly).
+/// `reruns`: how to run a repetition again for the per-write plots (`None` for the emulator,
+/// whose runs cannot be repeated exactly: no per-write plots).
 pub fn write_run(
     dir: &Path,
     results: &crate::output::Results<'_>,
     problems: &[crate::health::Problem],
     resolved: &str,
-    rerun: Option<data::Rerun<'_>>,
+    reruns: Option<&write_series::SimReruns<'_>>,
 ) -> Result<()> {
-    let d = data::build(results, problems, resolved, rerun);
+    let d = data::build(results, problems, resolved, reruns);
     let html = page(&format!("thinlab report: {}", results.scenario), "run", &d)?;
     let path = dir.join("report.html");
     std::fs::write(&path, html).with_context(|| format!("writing {}", path.display()))

@@ -77,27 +77,42 @@ pub fn run_keeping_writes_observed(
     sim.run(on_progress)
 }
 
-/// Like [`run_keeping_writes`], but only flows `flows` keep every write's record (the others
-/// fold theirs into histograms as [`run`] does, so memory grows with those flows' writes alone).
-pub fn run_keeping_writes_of(s: &Scenario, seed: u64, flows: &[usize]) -> RunResult {
+/// Like [`run_observed`], also keeping for flows `flows` the application latency of every
+/// delivered write as a series of at most `max_points` points (`FlowRecords::series`: constant
+/// memory per flow; `report.html`'s per-write plots).
+pub fn run_observed_with_series(
+    s: &Scenario,
+    seed: u64,
+    flows: &[usize],
+    max_points: usize,
+    on_progress: &mut dyn FnMut(Duration),
+) -> RunResult {
     let mut sim = Sim::new(s, seed);
     for &f in flows {
         if let Some(fl) = sim.flows.get_mut(f) {
-            fl.recorder = FlowRecorder::new().counting_rdb_repairs();
+            fl.recorder = std::mem::take(&mut fl.recorder).with_series(max_points);
         }
     }
-    sim.run(&mut |_| {})
+    sim.run(on_progress)
 }
 
-/// The trace events of the flows in `windows` (flow, from, to), each between its `from` and
-/// `to`: what a sequence diagram of that window draws. Per window, `(true: at the data sender,
-/// the event)`. The run stops after the last window's end (the events of a run do not depend
-/// on what comes later), so its other results are not returned.
+/// What happened in flow `flow` between `from` and `to` ([`run_traced`]).
+#[derive(Debug, Default)]
+pub struct TracedWindow {
+    /// `(true: at the data sender, the event)`: the endpoints' trace events.
+    pub events: Vec<(bool, Event)>,
+    /// The application's writes: when, and the stream offset of their end.
+    pub writes: Vec<(Instant, u64)>,
+}
+
+/// What flows `windows` (flow, from, to) did, each between its `from` and `to`: what a sequence
+/// diagram of that window draws. The run stops after the last window's end (what happens in a
+/// run does not depend on what comes later), so its other results are not returned.
 pub fn run_traced(
     s: &Scenario,
     seed: u64,
     windows: &[(usize, Duration, Duration)],
-) -> Vec<Vec<(bool, Event)>> {
+) -> Vec<TracedWindow> {
     let mut sim = Sim::new(s, seed);
     let logs: Vec<TraceLog> = windows.iter().map(|_| TraceLog::default()).collect();
     for (&(flow, from, to), log) in windows.iter().zip(&logs) {
@@ -105,7 +120,7 @@ pub fn run_traced(
             fl.trace.push(EventTrace {
                 from: from.as_nanos() as u64,
                 to: to.as_nanos() as u64,
-                events: log.clone(),
+                log: log.clone(),
             });
         }
     }
@@ -158,12 +173,22 @@ struct TimerSlot {
 struct EventTrace {
     from: u64,
     to: u64,
-    /// (at the data sender, the event), shared with the caller of [`run_traced`]
-    events: TraceLog,
+    /// Shared with the caller of [`run_traced`].
+    log: TraceLog,
 }
 
-/// Where [`run_traced`] collects the events.
-type TraceLog = std::sync::Arc<std::sync::Mutex<Vec<(bool, Event)>>>;
+impl EventTrace {
+    fn record(&self, now: u64, add: impl FnOnce(&mut TracedWindow)) {
+        if (self.from..=self.to).contains(&now) {
+            if let Ok(mut log) = self.log.lock() {
+                add(&mut log);
+            }
+        }
+    }
+}
+
+/// Where [`run_traced`] collects a window.
+type TraceLog = std::sync::Arc<std::sync::Mutex<TracedWindow>>;
 
 struct FlowSim {
     /// [client, server]
@@ -352,11 +377,14 @@ impl<'a> Sim<'a> {
             let FlowSim {
                 source,
                 recorder,
+                trace,
                 issued,
                 pending,
                 ..
             } = fl;
-            source.tick(now, &mut |b| issue(recorder, issued, pending, now, b))
+            source.tick(now, &mut |b| {
+                issue(recorder, trace, issued, pending, now, b)
+            })
         };
         if let Some(n) = next {
             self.q.push(n, EventKind::AppTick { flow: f as u32 });
@@ -443,7 +471,9 @@ impl<'a> Sim<'a> {
             // tracepump did (Evensen (2008) §2.3) and as a server does after accept().
             *source_started = true;
             *established_at = Some(now);
-            if let Some(n) = source.start(now, &mut |b| issue(recorder, issued, pending, now, b)) {
+            if let Some(n) = source.start(now, &mut |b| {
+                issue(recorder, trace, issued, pending, now, b)
+            }) {
                 q.push(n, EventKind::AppTick { flow: f as u32 });
             }
         }
@@ -459,7 +489,7 @@ impl<'a> Sim<'a> {
                     let chunk = budget.min(ZEROS.len() as u64) as usize;
                     match ep.write_bytes(t, zeros(chunk)) {
                         Ok(n) if n > 0 => {
-                            recorder.on_write(t, *issued, *issued + n as u64);
+                            note_write(recorder, trace, now, *issued, *issued + n as u64);
                             *issued += n as u64;
                             source.bulk_wrote(n as u64);
                             if n < chunk {
@@ -498,11 +528,7 @@ impl<'a> Sim<'a> {
         }
         while let Some(ev) = ep.poll_event() {
             for tr in trace.iter() {
-                if (tr.from..=tr.to).contains(&now) {
-                    if let Ok(mut log) = tr.events.lock() {
-                        log.push((is_sender, ev.clone()));
-                    }
-                }
+                tr.record(now, |log| log.events.push((is_sender, ev.clone())));
             }
             if is_sender {
                 recorder.on_sender_event(&ev);
@@ -592,10 +618,25 @@ impl<'a> Sim<'a> {
 }
 
 /// The application issues a write of `bytes`: one record covering all of it, queued as pending.
-fn issue(rec: &mut FlowRecorder, issued: &mut u64, pending: &mut u64, now: u64, bytes: u64) {
-    rec.on_write(Instant::from_nanos(now), *issued, *issued + bytes);
+fn issue(
+    rec: &mut FlowRecorder,
+    trace: &[EventTrace],
+    issued: &mut u64,
+    pending: &mut u64,
+    now: u64,
+    bytes: u64,
+) {
+    note_write(rec, trace, now, *issued, *issued + bytes);
     *issued += bytes;
     *pending += bytes;
+}
+
+/// The application wrote `[start, end)` at `now`: recorded, and traced if in a traced window.
+fn note_write(rec: &mut FlowRecorder, trace: &[EventTrace], now: u64, start: u64, end: u64) {
+    rec.on_write(Instant::from_nanos(now), start, end);
+    for tr in trace {
+        tr.record(now, |log| log.writes.push((Instant::from_nanos(now), end)));
+    }
 }
 
 /// How flow `fl` ended ([`FlowStatus`]): `completed` exactly when every write the application
