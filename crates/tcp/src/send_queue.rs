@@ -10,6 +10,7 @@
 //! Invariant: `una <= nxt <= written`; `rtx` covers `[una, nxt)` (plus the FIN) contiguously,
 //! in order, one entry per transmitted segment.
 
+use arrayvec::ArrayVec;
 use crate::islost_index::IsLostIndex;
 use crate::time::Instant;
 use bytes::{Bytes, BytesMut};
@@ -95,6 +96,10 @@ pub struct SendQueue {
     losses: u64,
     /// The highest SACKed segments and the lost frontier (`recovery::sack::mark_lost`).
     islost: IsLostIndex,
+    /// The SACK blocks the last ACK applied (`recovery::sack::apply_blocks`): every segment
+    /// fully inside one of them is SACKed. Forgotten when SACK marks are cleared (RTO) or a
+    /// segment shrinks (a partial ACK trims the head).
+    sack_cache: ArrayVec<(u64, u64), 4>,
 }
 
 impl SendQueue {
@@ -114,6 +119,7 @@ impl SendQueue {
             retrans_out: 0,
             losses: 0,
             islost: IsLostIndex::default(),
+            sack_cache: ArrayVec::new(),
         }
     }
 
@@ -292,9 +298,20 @@ impl SendQueue {
         self.losses += 1;
     }
 
+    /// The SACK blocks the last ACK applied, taken (`recovery::sack::apply_blocks`).
+    pub fn take_sack_cache(&mut self) -> ArrayVec<(u64, u64), 4> {
+        std::mem::take(&mut self.sack_cache)
+    }
+
+    /// Remembers the (at most 4) SACK blocks this ACK applied.
+    pub fn set_sack_cache(&mut self, blocks: &[(u64, u64)]) {
+        self.sack_cache = blocks.iter().copied().take(4).collect();
+    }
+
     /// RTO: every un-SACKed segment is lost and no retransmission is in flight any more.
     /// The head is lost even if SACKed (RFC 2018 §8: the receiver may have reneged).
     pub fn mark_all_lost(&mut self) {
+        self.sack_cache.clear();
         if let Some(h) = self.rtx.front_mut() {
             if h.sacked {
                 h.sacked = false;
@@ -509,6 +526,8 @@ impl SendQueue {
                     let cut = (ack - f.start) as usize;
                     f.payload = f.payload.slice(cut..);
                     f.start = ack;
+                    // a shorter segment may now lie inside a block that did not cover it
+                    self.sack_cache.clear();
                     if f.ever_retransmitted {
                         karn_ok = false;
                         sum.retransmitted_acked = true;
