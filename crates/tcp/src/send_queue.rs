@@ -10,9 +10,9 @@
 //! Invariant: `una <= nxt <= written`; `rtx` covers `[una, nxt)` (plus the FIN) contiguously,
 //! in order, one entry per transmitted segment.
 
-use arrayvec::ArrayVec;
 use crate::islost_index::IsLostIndex;
 use crate::time::Instant;
+use arrayvec::ArrayVec;
 use bytes::{Bytes, BytesMut};
 use std::collections::VecDeque;
 
@@ -301,6 +301,11 @@ impl SendQueue {
     /// The SACK blocks the last ACK applied, taken (`recovery::sack::apply_blocks`).
     pub fn take_sack_cache(&mut self) -> ArrayVec<(u64, u64), 4> {
         std::mem::take(&mut self.sack_cache)
+    }
+
+    /// The SACK blocks the last ACK applied.
+    pub fn sack_cache(&self) -> &[(u64, u64)] {
+        &self.sack_cache
     }
 
     /// Remembers the (at most 4) SACK blocks this ACK applied.

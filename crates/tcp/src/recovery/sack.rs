@@ -13,6 +13,7 @@
 //! retransmission) are replaced by the NewReno partial-ACK rule (`newreno.rs`).
 
 use crate::send_queue::SendQueue;
+use arrayvec::ArrayVec;
 
 /// Mark every queued segment fully covered by one of `blocks` (stream offsets, `[l, r)`).
 /// Returns how many segments became SACKed.
@@ -27,44 +28,57 @@ pub fn apply_blocks(q: &mut SendQueue, blocks: &[(u64, u64)]) -> u32 {
     let cache = q.take_sack_cache();
     let mut newly = 0;
     for &(l, r) in blocks {
-        let mut from = l;
-        for &(cl, cr) in cache.iter().filter(|&&(cl, cr)| cl < r && cr > l) {
-            if cl > from {
-                newly += mark_covered(q, l, r, from, cl);
-            }
-            for edge in [cl, cr] {
-                if l < edge && edge < r {
-                    newly += mark_covered(q, l, r, edge, edge + 1);
+        for (from, to) in block_parts(&cache, l, r) {
+            for i in part_indices(q, l, from, to) {
+                let s = q.get(i).expect("index in range");
+                if s.sack_end() > r {
+                    break;
+                }
+                if s.start >= l && !s.sacked && s.start < s.seq_end() {
+                    q.set_sacked(i);
+                    newly += 1;
                 }
             }
-            from = from.max(cr);
-        }
-        if from < r {
-            newly += mark_covered(q, l, r, from, r);
         }
     }
     q.set_sack_cache(blocks);
     newly
 }
 
-/// Marks SACKed the segments fully inside block `[l, r)` that overlap `[from, to)`.
-fn mark_covered(q: &mut SendQueue, l: u64, r: u64, from: u64, to: u64) -> u32 {
+/// The parts of block `[l, r)` where a segment not yet SACKed may lie, given the blocks the
+/// previous ACK applied (`cache`): what they did not cover, plus a one-byte probe at each of
+/// their edges inside the block (a segment across an edge was covered by neither side).
+pub fn block_parts(cache: &[(u64, u64)], l: u64, r: u64) -> ArrayVec<(u64, u64), 16> {
+    let mut parts = ArrayVec::new();
+    let mut from = l;
+    for &(cl, cr) in cache.iter().filter(|&&(cl, cr)| cl < r && cr > l) {
+        if cl > from {
+            parts.push((from, cl));
+        }
+        for edge in [cl, cr] {
+            if l < edge && edge < r {
+                parts.push((edge, edge + 1));
+            }
+        }
+        from = from.max(cr);
+    }
+    if from < r {
+        parts.push((from, r));
+    }
+    parts
+}
+
+/// Indices of the segments that start in `[from, to)`, and of the one across `from` if it
+/// starts at or after `l`.
+pub fn part_indices(q: &SendQueue, l: u64, from: u64, to: u64) -> std::ops::Range<usize> {
     let mut i = q.index_from(from);
-    if i > 0 && q.get(i - 1).is_some_and(|s| s.seq_end() > from) {
-        i -= 1; // the segment across `from`
+    if i > 0
+        && q.get(i - 1)
+            .is_some_and(|s| s.start >= l && s.seq_end() > from)
+    {
+        i -= 1;
     }
-    let mut newly = 0;
-    while let Some(s) = q.get(i) {
-        if s.start >= to || s.sack_end() > r {
-            break;
-        }
-        if s.start >= l && !s.sacked && s.start < s.seq_end() {
-            q.set_sacked(i);
-            newly += 1;
-        }
-        i += 1;
-    }
-    newly
+    i..q.index_from(to).max(i)
 }
 
 /// RFC 6675 IsLost for every segment: mark lost each un-SACKed segment with at least

@@ -20,7 +20,7 @@ use crate::recovery::dsack::ReoWindow;
 use crate::recovery::dupack::DEFAULT_DUPTHRESH;
 use crate::recovery::rack::{self, RackState, ReoInput};
 use crate::recovery::tlp::{self, Probe};
-use crate::recovery::{rto, Phase};
+use crate::recovery::{rto, sack, Phase};
 use crate::rtt::RttEstimator;
 use crate::send_queue::SendQueue;
 use crate::time::ts_clock;
@@ -96,13 +96,17 @@ impl LossRecovery {
         let limit = blocks.iter().map(|b| b.1).max().unwrap_or(0).max(cum_ack);
         let min_rtt = c.rtt.min_rtt();
         // Only segments this ACK can deliver: those below the cumulative ACK and those that
-        // start inside a SACK block (index ranges by binary search), visited once each in
-        // sequence order (RACK.rtt keeps the last one's): proportional to what was acked, not
-        // to the queue.
-        let mut ranges: ArrayVec<(usize, usize), 5> = ArrayVec::new();
+        // start inside a SACK block and were not SACKed before (index ranges by binary search,
+        // skipping what the previous ACK's blocks covered: `sack::block_parts`), visited once
+        // each in sequence order (RACK.rtt keeps the last one's): proportional to what was
+        // acked, not to the queue or the blocks.
+        let mut ranges: ArrayVec<(usize, usize), 65> = ArrayVec::new();
         ranges.push((0, c.snd.index_from(cum_ack)));
         for &(l, r) in &blocks {
-            ranges.push((c.snd.index_from(l), c.snd.index_from(r)));
+            for (from, to) in sack::block_parts(c.snd.sack_cache(), l, r) {
+                let part = sack::part_indices(c.snd, l, from, to);
+                ranges.push((part.start, part.end));
+            }
         }
         ranges.sort_unstable();
         let r = &mut self.rack_tlp.rack;
