@@ -11,6 +11,7 @@
 //! in order, one entry per transmitted segment.
 
 use crate::islost_index::IsLostIndex;
+use crate::sacked_runs::SackedRuns;
 use crate::time::Instant;
 use arrayvec::ArrayVec;
 use bytes::{Bytes, BytesMut};
@@ -100,6 +101,8 @@ pub struct SendQueue {
     /// fully inside one of them is SACKed. Forgotten when SACK marks are cleared (RTO) or a
     /// segment shrinks (a partial ACK trims the head).
     sack_cache: ArrayVec<(u64, u64), 4>,
+    /// The SACKed segments as merged runs (`recovery::rack::detect_loss` jumps over them).
+    sacked_runs: SackedRuns,
 }
 
 impl SendQueue {
@@ -120,6 +123,7 @@ impl SendQueue {
             losses: 0,
             islost: IsLostIndex::default(),
             sack_cache: ArrayVec::new(),
+            sacked_runs: SackedRuns::default(),
         }
     }
 
@@ -277,6 +281,7 @@ impl SendQueue {
         s.sacked = true;
         self.sacked_out += 1;
         self.islost.on_sacked(s.seq_end());
+        self.sacked_runs.add(s.start, s.seq_end());
         if s.lost {
             s.lost = false;
             self.lost_out -= 1;
@@ -303,6 +308,11 @@ impl SendQueue {
         std::mem::take(&mut self.sack_cache)
     }
 
+    /// The end of the run of SACKed segments containing offset `x`, if one does.
+    pub fn sacked_run_end(&self, x: u64) -> Option<u64> {
+        self.sacked_runs.run_end(x)
+    }
+
     /// The SACK blocks the last ACK applied.
     pub fn sack_cache(&self) -> &[(u64, u64)] {
         &self.sack_cache
@@ -322,6 +332,7 @@ impl SendQueue {
                 h.sacked = false;
                 self.sacked_out -= 1;
                 self.islost.on_unsacked(h.seq_end());
+                self.sacked_runs.remove(h.start, h.seq_end());
             }
         }
         for i in 0..self.rtx.len() {
@@ -452,6 +463,19 @@ impl SendQueue {
                 s.start, s.end
             ));
         }
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        for s in self.rtx.iter().filter(|s| s.sacked) {
+            match runs.last_mut() {
+                Some(r) if r.1 == s.start => r.1 = s.seq_end(),
+                _ => runs.push((s.start, s.seq_end())),
+            }
+        }
+        if !runs.iter().copied().eq(self.sacked_runs.iter()) {
+            return Err(format!(
+                "SACKed runs {runs:?}, index {:?}",
+                self.sacked_runs.iter().collect::<Vec<_>>()
+            ));
+        }
         if (sacked, lost, retrans) != (self.sacked_out, self.lost_out, self.retrans_out) {
             return Err(format!(
                 "counters {:?} but flags {:?}",
@@ -548,6 +572,8 @@ impl SendQueue {
             sum.ca_sent_at = newest;
         }
         self.islost.on_acked(ack);
+        self.sacked_runs
+            .trim_below(self.rtx.front().map_or(ack, |f| f.start));
         self.una = ack.min(self.nxt);
         if self.fin_sent && ack > self.nxt {
             self.fin_acked = true;

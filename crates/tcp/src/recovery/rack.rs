@@ -139,8 +139,16 @@ pub fn detect_loss(
     };
     let mut newly = 0;
     let mut wait: Option<Duration> = None;
-    for i in 0..q.len() {
-        let s = q.get(i).expect("index in range");
+    let mut i = 0;
+    while let Some(s) = q.get(i) {
+        if s.sacked {
+            // delivered: jump over the whole SACKed run (if a segment in it was first sent
+            // after RACK's, so is the next un-SACKed one, and the walk stops there instead)
+            i = q
+                .index_from(q.sacked_run_end(s.start).unwrap_or(s.seq_end()))
+                .max(i + 1);
+            continue;
+        }
         // The queue is in sequence order and first transmissions go out in sequence order, so
         // once a segment was *first* sent after RACK's segment, every later one was too (and
         // a retransmission is later still): nothing beyond can be lost by RACK's rule. This
@@ -149,11 +157,10 @@ pub fn detect_loss(
         if sent_after(s.first_sent, s.seq_end(), rack_ts, r.end_seq) {
             break;
         }
-        // skip delivered segments, and lost ones whose retransmission has not been sent yet
-        if s.sacked
-            || (s.lost && !s.retrans)
-            || !sent_after(rack_ts, r.end_seq, s.last_sent, s.seq_end())
-        {
+        // skip lost segments whose retransmission has not been sent yet, and those sent after
+        // RACK's segment
+        if (s.lost && !s.retrans) || !sent_after(rack_ts, r.end_seq, s.last_sent, s.seq_end()) {
+            i += 1;
             continue;
         }
         match remaining(now, s.last_sent, r.rtt, reo_wnd) {
@@ -168,6 +175,7 @@ pub fn detect_loss(
             }
             Some(d) => wait = Some(wait.map_or(d, |w| w.max(d))),
         }
+        i += 1;
     }
     (newly, wait)
 }
