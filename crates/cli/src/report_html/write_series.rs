@@ -8,7 +8,7 @@ use super::data::r3;
 use crate::runner::RunOutput;
 use serde::Serialize;
 use std::time::Duration;
-use thinlab_sim::{Scenario, TracedWindow};
+use thinlab_sim::{Scenario, TraceFilter, TracedWindow};
 use thinlab_tcp::{Event, Instant, SendKind};
 use thinlab_trace::histogram::ns_to_ms;
 use thinlab_trace::series::{LatencySeries, WorstWrite};
@@ -20,6 +20,16 @@ pub const MAX_SERIES: usize = 8;
 pub const SERIES_POINTS: usize = 800;
 /// Most points of a sequence diagram.
 const SEQUENCE_POINTS: usize = 6000;
+/// What the traced rerun keeps of a window: the first [`SEQUENCE_POINTS`] events of the
+/// categories drawn as points (class 0) and of the SACK blocks (class 1), and the first
+/// [`SEQUENCE_POINTS`] writes: all that [`sequence`] can use, however busy the flow.
+const SEQUENCE_EVENTS: TraceFilter = TraceFilter {
+    classify: |at_sender, ev| match ev {
+        Event::Sacked { .. } if at_sender => Some(1),
+        _ => category(at_sender, ev).map(|_| 0),
+    },
+    per_class: SEQUENCE_POINTS,
+};
 /// The sequence diagram shows this much before the worst write and after its delivery.
 const MARGIN: Duration = Duration::from_millis(200);
 
@@ -145,7 +155,7 @@ impl<'a> SimReruns<'a> {
         windows: &[(usize, Duration, Duration)],
     ) -> Vec<TracedWindow> {
         match self.scenarios.get(config) {
-            Some(s) => thinlab_sim::run_traced(s, seed, windows),
+            Some(s) => thinlab_sim::run_traced(s, seed, windows, SEQUENCE_EVENTS),
             None => windows.iter().map(|_| TracedWindow::default()).collect(),
         }
     }

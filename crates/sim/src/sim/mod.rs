@@ -99,19 +99,54 @@ pub fn run_observed_with_series(
 /// What happened in flow `flow` between `from` and `to` ([`run_traced`]).
 #[derive(Debug, Default)]
 pub struct TracedWindow {
-    /// `(true: at the data sender, the event)`: the endpoints' trace events.
+    /// `(true: at the data sender, the event)`: the endpoints' trace events the filter kept.
     pub events: Vec<(bool, Event)>,
-    /// The application's writes: when, and the stream offset of their end.
+    /// The application's writes: when, and the stream offset of their end (the first
+    /// `per_class` of them).
     pub writes: Vec<(Instant, u64)>,
+    /// Events kept so far per class of the filter.
+    kept: Vec<usize>,
 }
 
-/// What flows `windows` (flow, from, to) did, each between its `from` and `to`: what a sequence
-/// diagram of that window draws. The run stops after the last window's end (what happens in a
-/// run does not depend on what comes later), so its other results are not returned.
+/// Which events a traced window keeps, so that its memory is bounded by what will be drawn:
+/// `classify` puts an event (`true`: at the data sender) in a class, or drops it (`None`), and
+/// each class keeps its first `per_class` events; the writes keep their first `per_class`.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceFilter {
+    pub classify: fn(bool, &Event) -> Option<usize>,
+    pub per_class: usize,
+}
+
+impl TracedWindow {
+    fn keep_event(&mut self, f: &TraceFilter, at_sender: bool, ev: &Event) {
+        let Some(class) = (f.classify)(at_sender, ev) else {
+            return;
+        };
+        if self.kept.len() <= class {
+            self.kept.resize(class + 1, 0);
+        }
+        if self.kept[class] < f.per_class {
+            self.kept[class] += 1;
+            self.events.push((at_sender, ev.clone()));
+        }
+    }
+
+    fn keep_write(&mut self, f: &TraceFilter, at: Instant, end: u64) {
+        if self.writes.len() < f.per_class {
+            self.writes.push((at, end));
+        }
+    }
+}
+
+/// What flows `windows` (flow, from, to) did, each between its `from` and `to`, as far as
+/// `filter` keeps it: what a sequence diagram of that window draws. The run stops after the
+/// last window's end (what happens in a run does not depend on what comes later), so its other
+/// results are not returned.
 pub fn run_traced(
     s: &Scenario,
     seed: u64,
     windows: &[(usize, Duration, Duration)],
+    filter: TraceFilter,
 ) -> Vec<TracedWindow> {
     let mut sim = Sim::new(s, seed);
     let logs: Vec<TraceLog> = windows.iter().map(|_| TraceLog::default()).collect();
@@ -120,6 +155,7 @@ pub fn run_traced(
             fl.trace.push(EventTrace {
                 from: from.as_nanos() as u64,
                 to: to.as_nanos() as u64,
+                filter,
                 log: log.clone(),
             });
         }
@@ -173,15 +209,16 @@ struct TimerSlot {
 struct EventTrace {
     from: u64,
     to: u64,
+    filter: TraceFilter,
     /// Shared with the caller of [`run_traced`].
     log: TraceLog,
 }
 
 impl EventTrace {
-    fn record(&self, now: u64, add: impl FnOnce(&mut TracedWindow)) {
+    fn record(&self, now: u64, add: impl FnOnce(&mut TracedWindow, &TraceFilter)) {
         if (self.from..=self.to).contains(&now) {
             if let Ok(mut log) = self.log.lock() {
-                add(&mut log);
+                add(&mut log, &self.filter);
             }
         }
     }
@@ -528,7 +565,7 @@ impl<'a> Sim<'a> {
         }
         while let Some(ev) = ep.poll_event() {
             for tr in trace.iter() {
-                tr.record(now, |log| log.events.push((is_sender, ev.clone())));
+                tr.record(now, |log, f| log.keep_event(f, is_sender, &ev));
             }
             if is_sender {
                 recorder.on_sender_event(&ev);
@@ -635,7 +672,9 @@ fn issue(
 fn note_write(rec: &mut FlowRecorder, trace: &[EventTrace], now: u64, start: u64, end: u64) {
     rec.on_write(Instant::from_nanos(now), start, end);
     for tr in trace {
-        tr.record(now, |log| log.writes.push((Instant::from_nanos(now), end)));
+        tr.record(now, |log, f| {
+            log.keep_write(f, Instant::from_nanos(now), end)
+        });
     }
 }
 
