@@ -21,7 +21,7 @@ pub mod islost_index;
 pub mod recovery;
 pub mod registry;
 pub mod rtt;
-pub mod sacked_runs;
+pub mod runs;
 pub mod send_queue;
 pub mod seq;
 pub mod state;

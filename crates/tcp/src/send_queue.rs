@@ -11,7 +11,7 @@
 //! in order, one entry per transmitted segment.
 
 use crate::islost_index::IsLostIndex;
-use crate::sacked_runs::SackedRuns;
+use crate::runs::Runs;
 use crate::time::Instant;
 use arrayvec::ArrayVec;
 use bytes::{Bytes, BytesMut};
@@ -102,7 +102,7 @@ pub struct SendQueue {
     /// segment shrinks (a partial ACK trims the head).
     sack_cache: ArrayVec<(u64, u64), 4>,
     /// The SACKed segments as merged runs (`recovery::rack::detect_loss` jumps over them).
-    sacked_runs: SackedRuns,
+    sacked_runs: Runs,
 }
 
 impl SendQueue {
@@ -123,7 +123,7 @@ impl SendQueue {
             losses: 0,
             islost: IsLostIndex::default(),
             sack_cache: ArrayVec::new(),
-            sacked_runs: SackedRuns::default(),
+            sacked_runs: Runs::default(),
         }
     }
 
@@ -310,7 +310,7 @@ impl SendQueue {
 
     /// The end of the run of SACKed segments containing offset `x`, if one does.
     pub fn sacked_run_end(&self, x: u64) -> Option<u64> {
-        self.sacked_runs.run_end(x)
+        self.sacked_runs.containing(x).map(|r| r.1)
     }
 
     /// The SACK blocks the last ACK applied.

@@ -12,6 +12,7 @@
 //! SACK blocks (RFC 2018 §4): the first block contains the most recently received segment; the
 //! others repeat the most recently reported blocks; blocks at or below `rcv_nxt` are dropped.
 
+use crate::runs::Runs;
 use arrayvec::ArrayVec;
 use bytes::Bytes;
 use std::collections::{BTreeMap, VecDeque};
@@ -34,8 +35,8 @@ pub struct Reassembly {
     pub rcv_nxt: u64,
     ooo: BTreeMap<u64, Bytes>,
     ooo_bytes: usize,
-    /// The contiguous ranges `ooo` covers, `start → end`, touching ones merged.
-    runs: BTreeMap<u64, u64>,
+    /// The contiguous ranges `ooo` covers.
+    runs: Runs,
     /// Most recently reported SACK blocks, most recent first.
     blocks: ArrayVec<(u64, u64), 4>,
     readable: VecDeque<Bytes>,
@@ -129,7 +130,7 @@ impl Reassembly {
             let p = payload.slice((a - start) as usize..(b - start) as usize);
             self.ooo_bytes += p.len();
             self.ooo.insert(a, p);
-            self.add_run(a, b);
+            self.runs.add(a, b);
         }
         out.out_of_order = true;
         let blk = self.block_around(start);
@@ -142,22 +143,6 @@ impl Reassembly {
             self.readable_len += p.len();
             self.readable.push_back(p);
         }
-    }
-
-    /// Adds `[a, b)` to the runs, merging the runs it overlaps or touches.
-    fn add_run(&mut self, mut a: u64, mut b: u64) {
-        if let Some((&s, &e)) = self.runs.range(..=a).next_back() {
-            if e >= a {
-                a = s;
-                b = b.max(e);
-                self.runs.remove(&s);
-            }
-        }
-        while let Some((&s, &e)) = self.runs.range(a..=b).next() {
-            b = b.max(e);
-            self.runs.remove(&s);
-        }
-        self.runs.insert(a, b);
     }
 
     fn drain_ooo(&mut self) {
@@ -175,21 +160,13 @@ impl Reassembly {
                 self.rcv_nxt = e;
             }
         }
-        // the runs that began at or below rcv_nxt were delivered whole
-        while let Some(entry) = self.runs.first_entry() {
-            if *entry.key() > self.rcv_nxt {
-                break;
-            }
-            entry.remove();
-        }
+        // the runs that began below rcv_nxt were delivered whole
+        self.runs.trim_below(self.rcv_nxt);
     }
 
     /// The contiguous queued range containing offset `x` (`(x, x)` if none does).
     fn block_around(&self, x: u64) -> (u64, u64) {
-        match self.runs.range(..=x).next_back() {
-            Some((&s, &e)) if e >= x => (s, e),
-            _ => (x, x),
-        }
+        self.runs.containing(x).unwrap_or((x, x))
     }
 
     fn note_block(&mut self, blk: (u64, u64)) {
@@ -257,10 +234,10 @@ mod tests {
                         _ => merged.push((s, e)),
                     }
                 }
-                let runs: Vec<(u64, u64)> = r.runs.iter().map(|(&s, &e)| (s, e)).collect();
+                let runs: Vec<(u64, u64)> = r.runs.iter().collect();
                 prop_assert_eq!(runs, merged);
                 for blk in r.sack_blocks(4) {
-                    prop_assert!(r.runs.iter().any(|(&s, &e)| s <= blk.0 && blk.1 <= e));
+                    prop_assert!(r.runs.iter().any(|(s, e)| s <= blk.0 && blk.1 <= e));
                 }
             }
         });

@@ -1,23 +1,25 @@
-//! The SACKed segments of the retransmission queue as merged runs of sequence space, so that a
-//! walk of the un-SACKed segments (RACK's loss detection, RFC 8985 §6.2) jumps over a SACKed run
-//! in one lookup instead of visiting each of its segments, as Linux walks its list of
-//! segments in flight without the SACKed ones (`tcp_rack_detect_loss` over `tsorted_sent_queue`).
+//! Ranges of sequence space kept as merged runs (touching ranges merge), so that the run around
+//! an offset is one lookup instead of a walk over the pieces that make it up. Used twice:
 //!
-//! Segments are contiguous in sequence space, so the runs are exactly the maximal stretches of
-//! consecutive SACKed segments. They change as the scoreboard does: a segment becomes SACKed
-//! (added, merging with touching runs), an RTO un-SACKs the head (removed), a cumulative ACK
-//! removes a prefix (trimmed).
+//! - the sender's SACKed segments (`send_queue`): RACK's loss detection (RFC 8985 §6.2) jumps
+//!   over a SACKed run instead of visiting each of its segments, as Linux walks its list of
+//!   segments in flight without the SACKed ones (`tcp_rack_detect_loss` over
+//!   `tsorted_sent_queue`). Segments are contiguous, so the runs are the maximal stretches of
+//!   consecutive SACKed segments: a segment becomes SACKed (added), an RTO un-SACKs the head
+//!   (removed), a cumulative ACK removes a prefix (trimmed);
+//! - the receiver's out-of-order data (`endpoint::reassembly`): the SACK block around an
+//!   arriving segment (RFC 2018 §4) is the run containing it.
 
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SackedRuns {
+pub struct Runs {
     /// `start → end` of each run, disjoint and not touching.
     runs: BTreeMap<u64, u64>,
 }
 
-impl SackedRuns {
-    /// The segment `[start, end)` became SACKed.
+impl Runs {
+    /// Adds `[start, end)`, merging the runs it overlaps or touches.
     pub fn add(&mut self, mut start: u64, mut end: u64) {
         if let Some((&s, &e)) = self.runs.range(..=start).next_back() {
             if e >= start {
@@ -33,7 +35,7 @@ impl SackedRuns {
         self.runs.insert(start, end);
     }
 
-    /// The segment `[start, end)` is no longer SACKed.
+    /// Removes `[start, end)`, which lies inside one run (splitting it).
     pub fn remove(&mut self, start: u64, end: u64) {
         let Some((&s, &e)) = self.runs.range(..=start).next_back() else {
             return;
@@ -50,7 +52,7 @@ impl SackedRuns {
         }
     }
 
-    /// Everything below `x` left the queue (cumulative ACK).
+    /// Removes everything below `x`.
     pub fn trim_below(&mut self, x: u64) {
         while let Some(entry) = self.runs.first_entry() {
             let (s, e) = (*entry.key(), *entry.get());
@@ -65,10 +67,10 @@ impl SackedRuns {
         }
     }
 
-    /// The end of the run containing `x`, if a run does.
-    pub fn run_end(&self, x: u64) -> Option<u64> {
-        let (_, &e) = self.runs.range(..=x).next_back()?;
-        (e > x).then_some(e)
+    /// The run containing `x`, if one does.
+    pub fn containing(&self, x: u64) -> Option<(u64, u64)> {
+        let (&s, &e) = self.runs.range(..=x).next_back()?;
+        (e > x).then_some((s, e))
     }
 
     /// The runs, in order.
@@ -83,13 +85,13 @@ mod tests {
 
     #[test]
     fn add_merges_remove_splits_trim_cuts() {
-        let mut r = SackedRuns::default();
+        let mut r = Runs::default();
         r.add(100, 200);
         r.add(300, 400);
         r.add(200, 300);
         assert_eq!(r.iter().collect::<Vec<_>>(), vec![(100, 400)]);
-        assert_eq!(r.run_end(150), Some(400));
-        assert_eq!(r.run_end(400), None);
+        assert_eq!(r.containing(150), Some((100, 400)));
+        assert_eq!(r.containing(400), None);
         r.remove(100, 200);
         assert_eq!(r.iter().collect::<Vec<_>>(), vec![(200, 400)]);
         r.remove(250, 300);
