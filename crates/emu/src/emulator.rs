@@ -286,7 +286,7 @@ impl Emulator {
         h: TcpHeader,
         buf: Vec<u8>,
     ) {
-        if let Hop::Arrives(at) = self.s.paths.enter(now, flow, dir, hop, len) {
+        if let Hop::Arrives { at, .. } = self.s.paths.enter(now, flow, dir, hop, len) {
             self.n += 1;
             self.heap.push(Pending {
                 at,

@@ -54,8 +54,8 @@ struct FlowPath {
 /// What became of a packet offered to one hop of its route.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hop {
-    /// It reaches the end of this hop's link at this time (ns).
-    Arrives(u64),
+    /// It reaches the end of link `link` at `at` (ns); a link's arrivals never go back in time.
+    Arrives { at: u64, link: u32 },
     /// Lost by the loss model at the bottleneck's ingress.
     Lost,
     /// Dropped by a full drop-tail queue.
@@ -162,7 +162,7 @@ impl Paths {
             }
         }
         match self.links[link as usize].offer(now, len, jitter) {
-            Some(at) => Hop::Arrives(at),
+            Some(at) => Hop::Arrives { at, link },
             None => {
                 self.paths[flow].dropped_queue += 1;
                 match (bottleneck, dir) {

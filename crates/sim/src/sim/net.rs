@@ -78,7 +78,7 @@ impl Net {
         let outcome = self.paths.enter(now, flow, dir, hop, len);
         self.drops = self.paths.drops;
         match outcome {
-            Hop::Arrives(at) => q.push(at, EventKind::Arrive { packet: idx }),
+            Hop::Arrives { at, link } => q.push_lane(link, at, EventKind::Arrive { packet: idx }),
             Hop::Lost | Hop::QueueFull => self.release(idx),
         }
     }
