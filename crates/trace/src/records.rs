@@ -298,7 +298,10 @@ impl FlowRecorder {
             Event::RtoFired { at, .. } => {
                 self.rec.packets.rto_events += 1;
                 if let Some(last) = self.last_sent_at {
-                    self.rec.packets.frozen_time_ns += (at - last).as_nanos() as u64;
+                    // saturating: a corrupted capture's times can be anything
+                    let frozen = (at - last).as_nanos() as u64;
+                    let total = &mut self.rec.packets.frozen_time_ns;
+                    *total = total.saturating_add(frozen);
                 }
             }
             _ => {}
