@@ -9,7 +9,7 @@
 //!
 //! Adding is amortised O(log n) with sequential memory access: new values go to an unsorted
 //! buffer, which is sorted and merged into the ascending `(ns, count)` runs once it is as long
-//! as the runs (at least [`MIN_PENDING`]). A flow of bulk writes has as many distinct latencies
+//! as the runs (at least `MIN_PENDING`). A flow of bulk writes has as many distinct latencies
 //! as writes, and a tree's insert per write (a cache miss per level) cost a sixth of a dumbbell's
 //! simulation. Readers see the runs and the buffer merged.
 
