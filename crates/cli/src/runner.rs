@@ -159,7 +159,7 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
             if job.keep_writes {
                 out.writes = Some(f.records.writes.iter().map(WriteRow::from_record).collect());
             }
-            out.series = f.records.series.clone();
+            out.series = f.records.series.as_deref().cloned();
             out
         })
         .collect();

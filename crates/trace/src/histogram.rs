@@ -8,24 +8,26 @@
 //! same values in the same order (`LatencyStats::from_runs`).
 //!
 //! Adding is amortised O(log n) with sequential memory access: new values go to an unsorted
-//! buffer, which is sorted and merged into the ascending `(ns, count)` runs once it is as long
+//! tail, which is sorted and merged into the ascending `(ns, count)` runs once it is as long
 //! as the runs (at least `MIN_PENDING`). A flow of bulk writes has as many distinct latencies
 //! as writes, and a tree's insert per write (a cache miss per level) cost a sixth of a dumbbell's
-//! simulation. Readers see the runs and the buffer merged.
+//! simulation. Readers see the runs and the tail merged.
 
 use serde::{Deserialize, Serialize};
 
-/// The buffer is merged into the runs when it holds this many values or as many as the runs.
+/// The unsorted tail is merged into the runs when it holds this many values or as many as the
+/// runs.
 const MIN_PENDING: usize = 16;
 
 /// Counts of latencies, in nanoseconds. Serializes as its `(ns, count)` pairs, ascending.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(from = "Vec<(u64, u64)>", into = "Vec<(u64, u64)>")]
 pub struct LatencyHistogram {
-    /// `(ns, count)`, ascending, distinct, counts > 0.
-    runs: Vec<(u64, u64)>,
-    /// Values added since the last merge, unsorted.
-    pending: Vec<u64>,
+    /// `entries[..sorted]`: `(ns, count)` runs, ascending, distinct, counts > 0; after them, the
+    /// values added since the last merge, unsorted, as `(ns, 1)` (one vector keeps the
+    /// histogram as small as a tree's handle: there is one per milestone and flow).
+    entries: Vec<(u64, u64)>,
+    sorted: usize,
     total: u64,
 }
 
@@ -42,9 +44,10 @@ impl From<Vec<(u64, u64)>> for LatencyHistogram {
         pairs.retain(|&(_, n)| n > 0);
         pairs.sort_unstable();
         let total = pairs.iter().map(|p| p.1).sum();
+        let entries = merge_runs(&[], pairs);
         LatencyHistogram {
-            runs: merge_runs(&[], pairs),
-            pending: Vec::new(),
+            sorted: entries.len(),
+            entries,
             total,
         }
     }
@@ -58,27 +61,29 @@ impl From<LatencyHistogram> for Vec<(u64, u64)> {
 
 impl LatencyHistogram {
     pub fn add(&mut self, ns: u64) {
-        self.pending.push(ns);
+        self.entries.push((ns, 1));
         self.total += 1;
-        if self.pending.len() >= self.runs.len().max(MIN_PENDING) {
+        let pending = self.entries.len() - self.sorted;
+        if pending >= self.sorted.max(MIN_PENDING) {
             self.flush();
         }
     }
 
-    /// Merges the buffer into the runs.
+    /// Merges the unsorted values into the runs.
     fn flush(&mut self) {
-        if self.pending.is_empty() {
+        if self.entries.len() == self.sorted {
             return;
         }
-        let new = sorted_runs(&mut self.pending);
-        self.runs = merge_runs(&self.runs, new);
-        self.pending.clear();
+        let new = sorted_runs(&mut self.entries[self.sorted..]);
+        self.entries = merge_runs(&self.entries[..self.sorted], new);
+        self.sorted = self.entries.len();
     }
 
     /// Add every count of `other`.
     pub fn merge(&mut self, other: &LatencyHistogram) {
         self.flush();
-        self.runs = merge_runs(&self.runs, other.runs_ns().collect());
+        self.entries = merge_runs(&self.entries, other.runs_ns().collect());
+        self.sorted = self.entries.len();
         self.total += other.total;
     }
 
@@ -98,13 +103,14 @@ impl LatencyHistogram {
 
     /// `(latency in ns, count)`, ascending.
     pub fn runs_ns(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        let pending = if self.pending.is_empty() {
+        let (runs, pending) = self.entries.split_at(self.sorted);
+        let pending = if pending.is_empty() {
             Vec::new()
         } else {
-            sorted_runs(&mut self.pending.clone())
+            sorted_runs(&mut pending.to_vec())
         };
         MergeRuns {
-            a: self.runs.iter().copied().peekable(),
+            a: runs.iter().copied().peekable(),
             b: pending.into_iter().peekable(),
         }
     }
@@ -121,14 +127,14 @@ impl LatencyHistogram {
     }
 }
 
-/// `values` sorted and run-length encoded (they are sorted in place).
-fn sorted_runs(values: &mut [u64]) -> Vec<(u64, u64)> {
-    values.sort_unstable();
+/// `pairs` (`(value, count)`, any order) sorted and run-length encoded (sorted in place).
+fn sorted_runs(pairs: &mut [(u64, u64)]) -> Vec<(u64, u64)> {
+    pairs.sort_unstable();
     let mut out: Vec<(u64, u64)> = Vec::new();
-    for &v in values.iter() {
+    for &(v, c) in pairs.iter() {
         match out.last_mut() {
-            Some((last, n)) if *last == v => *n += 1,
-            _ => out.push((v, 1)),
+            Some((last, n)) if *last == v => *n += c,
+            _ => out.push((v, c)),
         }
     }
     out

@@ -97,7 +97,7 @@ pub struct FlowRecords {
     /// The application latency of every delivered write, in write order, as a bounded series
     /// (when the recorder was asked for it: [`FlowRecorder::with_series`]); complete once the
     /// recorder finished.
-    pub series: Option<LatencySeries>,
+    pub series: Option<Box<LatencySeries>>,
 }
 
 /// What is kept of writes that reached every milestone once a compacting recorder dropped them.
@@ -205,7 +205,7 @@ impl FlowRecorder {
     /// Also keep the application latency series of the delivered writes, in at most
     /// `max_points` points (`FlowRecords::series`).
     pub fn with_series(mut self, max_points: usize) -> Self {
-        self.rec.series = Some(LatencySeries::new(max_points));
+        self.rec.series = Some(Box::new(LatencySeries::new(max_points)));
         self
     }
 

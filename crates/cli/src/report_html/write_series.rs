@@ -143,7 +143,7 @@ impl<'a> SimReruns<'a> {
         let r = thinlab_sim::run_observed_with_series(s, seed, flows, SERIES_POINTS, &mut |_| {});
         flows
             .iter()
-            .map(|&f| r.flows.get(f)?.records.series.clone())
+            .map(|&f| r.flows.get(f)?.records.series.as_deref().cloned())
             .collect()
     }
 
