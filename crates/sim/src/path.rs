@@ -46,7 +46,8 @@ struct FlowPath {
     /// Indexed by direction: FORWARD = client → server.
     routes: [Route; 2],
     loss: [FlowLoss; 2],
-    jitter: [Rng; 2],
+    /// The jitter streams, only when the network has jitter (they are ~330 bytes each).
+    jitter: Option<Box<[Rng; 2]>>,
     dropped_loss: u64,
     dropped_queue: u64,
 }
@@ -113,7 +114,7 @@ impl Paths {
             paths.push(FlowPath {
                 routes,
                 loss: [loss(true), loss(false)],
-                jitter: [jitter(true), jitter(false)],
+                jitter: (!n.jitter.is_zero()).then(|| Box::new([jitter(true), jitter(false)])),
                 dropped_loss: 0,
                 dropped_queue: 0,
             });
@@ -157,8 +158,8 @@ impl Paths {
                 }
                 return Hop::Lost;
             }
-            if self.jitter_ns > 0 {
-                jitter = path.jitter[dir].gen_range(0..=self.jitter_ns);
+            if let Some(streams) = &mut path.jitter {
+                jitter = streams[dir].gen_range(0..=self.jitter_ns);
             }
         }
         match self.links[link as usize].offer(now, len, jitter) {
