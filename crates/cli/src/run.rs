@@ -120,13 +120,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     };
     let mut info = crate::folder::RunInfo::new(started_unix_s);
     info.runs_planned = jobs.len();
-    // report.html's reruns run on as many threads as the runs did (`--jobs`, else every core)
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(self::threads(args.jobs.map(usize::from), usize::MAX))
-        .build()
-        .context("starting the worker threads")?;
-    let problems = pool
-        .install(|| write_folder(&out, &results, &prepared, &resolved, parquet, info, started))?;
+    let problems = write_folder(&out, &results, &prepared, &resolved, parquet, info, started)?;
     if !args.quiet {
         print!("{}", crate::table::render(&results, &problems));
         let plural = if runs.len() == 1 { "" } else { "s" };

@@ -6,7 +6,6 @@
 
 use super::data::r3;
 use crate::runner::RunOutput;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Duration;
 use thinlab_sim::{Scenario, TraceFilter, TracedWindow};
@@ -164,8 +163,7 @@ impl<'a> SimReruns<'a> {
 
 /// The per-write series of `wanted` (config, flow, label, worst repetition), in that order:
 /// the series each run kept, or one rerun per (config, seed) for those that did not; then one
-/// traced rerun per (config, seed) for the sequence diagrams. Reruns of different
-/// (config, seed) run in parallel on the current rayon pool.
+/// traced rerun per (config, seed) for the sequence diagrams.
 pub fn write_series(
     wanted: Vec<(usize, usize, String, &RunOutput)>,
     reruns: &SimReruns<'_>,
@@ -175,19 +173,10 @@ pub fn write_series(
         .map(|&(_, f, _, run)| run.flows.get(f).and_then(|o| o.series.clone()))
         .collect();
     let missing: Vec<usize> = (0..wanted.len()).filter(|&k| series[k].is_none()).collect();
-    // the reruns of different (config, seed) are independent: in parallel
-    let found: Vec<(Vec<usize>, Vec<Option<LatencySeries>>)> =
-        groups(&missing, |k| (wanted[k].0, wanted[k].3.seed))
-            .into_par_iter()
-            .map(|(key, members)| {
-                let flows: Vec<usize> = members.iter().map(|&k| wanted[k].1).collect();
-                let found = reruns.series(key.0, key.1, &flows);
-                (members, found)
-            })
-            .collect();
-    for (members, found) in found {
-        for (k, f) in members.into_iter().zip(found) {
-            series[k] = f;
+    for (key, members) in groups(&missing, |k| (wanted[k].0, wanted[k].3.seed)) {
+        let flows: Vec<usize> = members.iter().map(|&k| wanted[k].1).collect();
+        for (k, found) in members.into_iter().zip(reruns.series(key.0, key.1, &flows)) {
+            series[k] = found;
         }
     }
     let worst: Vec<Option<WorstWrite>> = series
@@ -196,22 +185,17 @@ pub fn write_series(
         .collect();
     let traced_ones: Vec<usize> = (0..wanted.len()).filter(|&k| worst[k].is_some()).collect();
     let mut sequences: Vec<Option<Sequence>> = wanted.iter().map(|_| None).collect();
-    let traced: Vec<(Vec<usize>, Vec<TracedWindow>)> =
-        groups(&traced_ones, |k| (wanted[k].0, wanted[k].3.seed))
-            .into_par_iter()
-            .map(|(key, members)| {
-                let windows: Vec<_> = members
-                    .iter()
-                    .filter_map(|&k| worst[k].map(|w| (wanted[k].1, window(&w))))
-                    .map(|(f, (from, to))| (f, from, to))
-                    .collect();
-                let traced = reruns.traced(key.0, key.1, &windows);
-                (members, traced)
-            })
+    for (key, members) in groups(&traced_ones, |k| (wanted[k].0, wanted[k].3.seed)) {
+        let windows: Vec<_> = members
+            .iter()
+            .filter_map(|&k| worst[k].map(|w| (wanted[k].1, window(&w))))
+            .map(|(f, (from, to))| (f, from, to))
             .collect();
-    for (members, traced) in traced {
-        for (k, t) in members.into_iter().zip(traced) {
-            sequences[k] = worst[k].map(|w| sequence(&w, t));
+        for (k, traced) in members
+            .into_iter()
+            .zip(reruns.traced(key.0, key.1, &windows))
+        {
+            sequences[k] = worst[k].map(|w| sequence(&w, traced));
         }
     }
     wanted
