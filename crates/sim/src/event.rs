@@ -222,6 +222,14 @@ mod tests {
         assert!(std::mem::size_of::<Event>() <= 32);
     }
 
+    /// The next value of a xorshift64 sequence: test inputs without a random-number crate.
+    fn xorshift(mut x: u64) -> u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+
     #[test]
     fn same_order_as_std_binary_heap() {
         use std::collections::BinaryHeap;
@@ -230,9 +238,7 @@ mod tests {
         let mut counter = 0u64;
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             if !x.is_multiple_of(3) {
                 let time = (x >> 8) % 64;
                 let kind = EventKind::AppTick {
@@ -269,9 +275,7 @@ mod tests {
         let mut now = 0u64;
         let mut x = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..50_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             if !x.is_multiple_of(3) {
                 let kind = EventKind::AppTick {
                     flow: (x >> 20) as u32,

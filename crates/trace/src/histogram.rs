@@ -65,12 +65,13 @@ impl LatencyHistogram {
         self.total += 1;
         let pending = self.entries.len() - self.sorted;
         if pending >= self.sorted.max(MIN_PENDING) {
-            self.flush();
+            self.compact();
         }
     }
 
-    /// Merges the unsorted values into the runs.
-    fn flush(&mut self) {
+    /// Merges the unsorted values into the runs, so that reading needs no sorting: for a
+    /// finished histogram that will be read several times.
+    pub fn compact(&mut self) {
         if self.entries.len() == self.sorted {
             return;
         }
@@ -81,7 +82,7 @@ impl LatencyHistogram {
 
     /// Add every count of `other`.
     pub fn merge(&mut self, other: &LatencyHistogram) {
-        self.flush();
+        self.compact();
         self.entries = merge_runs(&self.entries, other.runs_ns().collect());
         self.sorted = self.entries.len();
         self.total += other.total;

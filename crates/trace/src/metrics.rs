@@ -196,6 +196,7 @@ pub fn latency_histogram(
     {
         h.add(ns);
     }
+    h.compact();
     h
 }
 
