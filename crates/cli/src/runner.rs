@@ -3,6 +3,7 @@
 //! dropped; memory does not grow with the number of writes).
 
 use crate::progress::Progress;
+use crate::report_html::write_series::Sequence;
 use crate::sim::{self, Scenario};
 use crate::write_rows::WriteRow;
 use anyhow::{anyhow, Context, Result};
@@ -66,6 +67,9 @@ pub struct FlowOutput {
     /// points, when the job asked for it ([`Job::series_flows`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series: Option<LatencySeries>,
+    /// The time-sequence graph around the series' worst write, when the run traced it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<Sequence>,
 }
 
 /// The jobs of all configurations: repetition `r` of a configuration uses seed `seed + r`. The
@@ -130,6 +134,7 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
             job.seed,
             &job.series_flows,
             crate::report_html::write_series::SERIES_POINTS,
+            Some(crate::report_html::write_series::SEQUENCE_WINDOW),
             &mut |now| tracker.at(now),
         )),
     }))
@@ -160,6 +165,10 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
                 out.writes = Some(f.records.writes.iter().map(WriteRow::from_record).collect());
             }
             out.series = f.records.series.as_deref().cloned();
+            out.sequence = f
+                .worst_window
+                .as_deref()
+                .map(|(w, traced)| crate::report_html::write_series::sequence(w, traced));
             out
         })
         .collect();
@@ -198,5 +207,6 @@ pub fn flow_output(
         app_censored_ms: censored_samples_ms(records, Milestone::App, Origin::Write),
         writes: None,
         series: None,
+        sequence: None,
     }
 }

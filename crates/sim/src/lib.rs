@@ -47,5 +47,5 @@ pub use result::{DropCounts, FlowResult, LinkReport, RunResult};
 pub use scenario::{App, Direction, Flow, LossModel, Network, QueueLimit, Scenario};
 pub use sim::{
     drain_bound, run, run_captured, run_keeping_writes, run_keeping_writes_observed, run_observed,
-    run_observed_with_series, run_traced, TraceFilter, TracedWindow,
+    run_observed_with_series, run_traced, TraceFilter, TracedWindow, WorstWindow,
 };

@@ -2,8 +2,10 @@
 //! the network's drop counts and run bookkeeping.
 
 use crate::link::LinkStats;
+use crate::sim::TracedWindow;
 use std::time::Duration;
 use thinlab_tcp::{Instant, Stats};
+use thinlab_trace::series::WorstWrite;
 use thinlab_trace::{FlowRecords, FlowStatus};
 
 /// The outcome of one run of a scenario with one seed.
@@ -74,4 +76,7 @@ pub struct FlowResult {
     pub status: FlowStatus,
     /// Why it did not complete; `None` when completed.
     pub status_reason: Option<String>,
+    /// What the flow did around its worst write, when the run was asked to trace it
+    /// (`run_observed_with_series`) and could within its memory bound.
+    pub worst_window: Option<Box<(WorstWrite, TracedWindow)>>,
 }

@@ -6,9 +6,9 @@
 
 use super::data::r3;
 use crate::runner::RunOutput;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
-use thinlab_sim::{Scenario, TraceFilter, TracedWindow};
+use thinlab_sim::{Scenario, TraceFilter, TracedWindow, WorstWindow};
 use thinlab_tcp::{Event, Instant, SendKind};
 use thinlab_trace::histogram::ns_to_ms;
 use thinlab_trace::series::{LatencySeries, WorstWrite};
@@ -30,8 +30,12 @@ const SEQUENCE_EVENTS: TraceFilter = TraceFilter {
     },
     per_class: SEQUENCE_POINTS,
 };
-/// The sequence diagram shows this much before the worst write and after its delivery.
-const MARGIN: Duration = Duration::from_millis(200);
+/// The sequence diagram shows 200 ms before the worst write and after its delivery, as far as
+/// [`SEQUENCE_EVENTS`] keeps it; each run traces that window ([`crate::runner`]).
+pub const SEQUENCE_WINDOW: WorstWindow = WorstWindow {
+    filter: SEQUENCE_EVENTS,
+    margin: Duration::from_millis(200),
+};
 
 /// Application latency of the delivered writes of one repetition, in write order.
 #[derive(Serialize)]
@@ -53,7 +57,7 @@ pub struct WriteSeries {
 /// What happened around one write: every write, transmission (by cause), arrival, in-order
 /// delivery, cumulative ACK and SACK block of the flow in a window of simulated time, as
 /// `(category, time ms, stream offset of its end)`: a time-sequence graph (tcptrace's).
-#[derive(Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sequence {
     pub from_ms: f64,
     pub to_ms: f64,
@@ -61,7 +65,7 @@ pub struct Sequence {
     pub write_ms: f64,
     pub latency_ms: f64,
     pub end: u64,
-    pub categories: Vec<&'static str>,
+    pub categories: Vec<String>,
     pub points: Vec<(usize, f64, u64)>,
     /// SACK blocks the sender received: `(time ms, start, end)`, drawn as vertical bars.
     pub sacks: Vec<(f64, u64, u64)>,
@@ -140,7 +144,8 @@ impl<'a> SimReruns<'a> {
         let Some(s) = self.scenarios.get(config) else {
             return vec![None; flows.len()];
         };
-        let r = thinlab_sim::run_observed_with_series(s, seed, flows, SERIES_POINTS, &mut |_| {});
+        let r =
+            thinlab_sim::run_observed_with_series(s, seed, flows, SERIES_POINTS, None, &mut |_| {});
         flows
             .iter()
             .map(|&f| r.flows.get(f)?.records.series.as_deref().cloned())
@@ -162,8 +167,9 @@ impl<'a> SimReruns<'a> {
 }
 
 /// The per-write series of `wanted` (config, flow, label, worst repetition), in that order:
-/// the series each run kept, or one rerun per (config, seed) for those that did not; then one
-/// traced rerun per (config, seed) for the sequence diagrams.
+/// the series and sequence diagram each run kept, or one rerun per (config, seed) for the
+/// series that are missing, then one traced rerun per (config, seed) for the sequence diagrams
+/// that are.
 pub fn write_series(
     wanted: Vec<(usize, usize, String, &RunOutput)>,
     reruns: &SimReruns<'_>,
@@ -183,8 +189,13 @@ pub fn write_series(
         .iter()
         .map(|s| s.as_ref().and_then(LatencySeries::worst))
         .collect();
-    let traced_ones: Vec<usize> = (0..wanted.len()).filter(|&k| worst[k].is_some()).collect();
-    let mut sequences: Vec<Option<Sequence>> = wanted.iter().map(|_| None).collect();
+    let mut sequences: Vec<Option<Sequence>> = wanted
+        .iter()
+        .map(|&(_, f, _, run)| run.flows.get(f).and_then(|o| o.sequence.clone()))
+        .collect();
+    let traced_ones: Vec<usize> = (0..wanted.len())
+        .filter(|&k| worst[k].is_some() && sequences[k].is_none())
+        .collect();
     for (key, members) in groups(&traced_ones, |k| (wanted[k].0, wanted[k].3.seed)) {
         let windows: Vec<_> = members
             .iter()
@@ -195,7 +206,7 @@ pub fn write_series(
             .into_iter()
             .zip(reruns.traced(key.0, key.1, &windows))
         {
-            sequences[k] = worst[k].map(|w| sequence(&w, traced));
+            sequences[k] = worst[k].map(|w| sequence(&w, &traced));
         }
     }
     wanted
@@ -236,18 +247,14 @@ fn groups<K: PartialEq>(items: &[usize], key: impl Fn(usize) -> K) -> Vec<(K, Ve
     out
 }
 
-/// The window of the sequence diagram around write `w`: from [`MARGIN`] before it was written
-/// to [`MARGIN`] after it was delivered.
+/// The window of the sequence diagram around write `w` ([`SEQUENCE_WINDOW`]).
 fn window(w: &WorstWrite) -> (Duration, Duration) {
-    let written = Duration::from_nanos(w.write_time_ns);
-    (
-        written.saturating_sub(MARGIN),
-        written + Duration::from_nanos(w.latency_ns) + MARGIN,
-    )
+    let (from, to) = SEQUENCE_WINDOW.around(w);
+    (Duration::from_nanos(from), Duration::from_nanos(to))
 }
 
 /// The sequence diagram of the window around write `w`, from what the flow did in it.
-fn sequence(w: &WorstWrite, traced: TracedWindow) -> Sequence {
+pub fn sequence(w: &WorstWrite, traced: &TracedWindow) -> Sequence {
     let (from, to) = window(w);
     let ms = |t: Instant| r3(t.as_millis_f64());
     let mut points: Vec<(usize, f64, u64)> = traced
@@ -278,7 +285,7 @@ fn sequence(w: &WorstWrite, traced: TracedWindow) -> Sequence {
         write_ms: ms(Instant::from_nanos(w.write_time_ns)),
         latency_ms: r3(w.latency_ns as f64 / 1e6),
         end: w.end,
-        categories: CATEGORIES.to_vec(),
+        categories: CATEGORIES.iter().map(|c| c.to_string()).collect(),
         points,
         sacks,
     }
@@ -317,7 +324,7 @@ tcp = { profile = "linux", nodelay = true }
         let (from, to) = window(&w);
         let traced = reruns.traced(0, 4, &[(0, from, to)]).pop().unwrap();
         assert!(!traced.writes.is_empty(), "no write in the window");
-        let seq = sequence(&w, traced);
+        let seq = sequence(&w, &traced);
         assert!(
             !seq.sacks.is_empty(),
             "no SACK block around the worst write"

@@ -19,6 +19,7 @@
 //!   died), or at the drain bound [`drain_bound`] after `duration`.
 
 mod net;
+mod window_trace;
 
 use crate::app::Source;
 use crate::event::{EventKind, EventQueue};
@@ -29,8 +30,10 @@ use crate::scenario::{Direction, Scenario};
 use net::{Net, FORWARD, REVERSE};
 use rand::Rng as _;
 use std::time::Duration;
-use thinlab_tcp::{Endpoint, EndpointError, Event, Instant, State, Stats};
+use thinlab_tcp::{Endpoint, EndpointError, Instant, State, Stats};
 use thinlab_trace::{FlowRecorder, FlowStatus};
+use window_trace::{EventTrace, FlowTrace, WorstWindowTrace};
+pub use window_trace::{TraceFilter, TracedWindow, WorstWindow};
 
 /// Zero bytes: the content of every application write.
 static ZEROS: [u8; 64 * 1024] = [0; 64 * 1024];
@@ -79,63 +82,27 @@ pub fn run_keeping_writes_observed(
 
 /// Like [`run_observed`], also keeping for flows `flows` the application latency of every
 /// delivered write as a series of at most `max_points` points (`FlowRecords::series`: constant
-/// memory per flow; `report.html`'s per-write plots).
+/// memory per flow; `report.html`'s per-write plots) and, with `worst_window`, what those flows
+/// did around their worst write ([`FlowResult::worst_window`]; `None` for a flow whose window
+/// would have taken too much memory to find during the run: [`run_traced`] gets it).
 pub fn run_observed_with_series(
     s: &Scenario,
     seed: u64,
     flows: &[usize],
     max_points: usize,
+    worst_window: Option<WorstWindow>,
     on_progress: &mut dyn FnMut(Duration),
 ) -> RunResult {
     let mut sim = Sim::new(s, seed);
     for &f in flows {
         if let Some(fl) = sim.flows.get_mut(f) {
             fl.recorder = std::mem::take(&mut fl.recorder).with_series(max_points);
+            if let Some(w) = worst_window {
+                fl.trace.get_or_insert_default().worst = Some(WorstWindowTrace::new(w));
+            }
         }
     }
     sim.run(on_progress)
-}
-
-/// What happened in flow `flow` between `from` and `to` ([`run_traced`]).
-#[derive(Debug, Default)]
-pub struct TracedWindow {
-    /// `(true: at the data sender, the event)`: the endpoints' trace events the filter kept.
-    pub events: Vec<(bool, Event)>,
-    /// The application's writes: when, and the stream offset of their end (the first
-    /// `per_class` of them).
-    pub writes: Vec<(Instant, u64)>,
-    /// Events kept so far per class of the filter.
-    kept: Vec<usize>,
-}
-
-/// Which events a traced window keeps, so that its memory is bounded by what will be drawn:
-/// `classify` puts an event (`true`: at the data sender) in a class, or drops it (`None`), and
-/// each class keeps its first `per_class` events; the writes keep their first `per_class`.
-#[derive(Clone, Copy, Debug)]
-pub struct TraceFilter {
-    pub classify: fn(bool, &Event) -> Option<usize>,
-    pub per_class: usize,
-}
-
-impl TracedWindow {
-    fn keep_event(&mut self, f: &TraceFilter, at_sender: bool, ev: &Event) {
-        let Some(class) = (f.classify)(at_sender, ev) else {
-            return;
-        };
-        if self.kept.len() <= class {
-            self.kept.resize(class + 1, 0);
-        }
-        if self.kept[class] < f.per_class {
-            self.kept[class] += 1;
-            self.events.push((at_sender, ev.clone()));
-        }
-    }
-
-    fn keep_write(&mut self, f: &TraceFilter, at: Instant, end: u64) {
-        if self.writes.len() < f.per_class {
-            self.writes.push((at, end));
-        }
-    }
 }
 
 /// What flows `windows` (flow, from, to) did, each between its `from` and `to`, as far as
@@ -152,7 +119,7 @@ pub fn run_traced(
     let logs: Vec<TraceLog> = windows.iter().map(|_| TraceLog::default()).collect();
     for (&(flow, from, to), log) in windows.iter().zip(&logs) {
         if let Some(fl) = sim.flows.get_mut(flow) {
-            fl.trace.push(EventTrace {
+            fl.trace.get_or_insert_default().windows.push(EventTrace {
                 from: from.as_nanos() as u64,
                 to: to.as_nanos() as u64,
                 filter,
@@ -204,34 +171,15 @@ struct TimerSlot {
     spin_count: u32,
 }
 
-/// The endpoints' trace events of one flow within a window of simulated time, ns
-/// ([`run_traced`]).
-struct EventTrace {
-    from: u64,
-    to: u64,
-    filter: TraceFilter,
-    /// Shared with the caller of [`run_traced`].
-    log: TraceLog,
-}
-
-impl EventTrace {
-    fn record(&self, now: u64, add: impl FnOnce(&mut TracedWindow, &TraceFilter)) {
-        if (self.from..=self.to).contains(&now) {
-            if let Ok(mut log) = self.log.lock() {
-                add(&mut log, &self.filter);
-            }
-        }
-    }
-}
-
 /// Where [`run_traced`] collects a window.
 type TraceLog = std::sync::Arc<std::sync::Mutex<TracedWindow>>;
 
 struct FlowSim {
     /// [client, server]
     eps: [Option<Endpoint>; 2],
-    /// Trace windows kept for [`run_traced`] (empty: the hot path pays one branch).
-    trace: Vec<EventTrace>,
+    /// Trace windows kept for [`run_traced`] and [`run_observed_with_series`] (`None`: the hot
+    /// path pays one branch).
+    trace: Option<Box<FlowTrace>>,
     timers: [TimerSlot; 2],
     source: Source,
     recorder: FlowRecorder,
@@ -280,7 +228,7 @@ impl<'a> Sim<'a> {
                 q.push(stop, EventKind::SourceStop { flow: i as u32 });
                 FlowSim {
                     eps: [None, None],
-                    trace: Vec::new(),
+                    trace: None,
                     timers: Default::default(),
                     source: Source::new(
                         f.app.clone(),
@@ -564,14 +512,23 @@ impl<'a> Sim<'a> {
             net.send(now, f as u32, dir, seg, q);
         }
         while let Some(ev) = ep.poll_event() {
-            for tr in trace.iter() {
-                tr.record(now, |log, f| log.keep_event(f, is_sender, &ev));
+            if let Some(tr) = trace.as_deref_mut() {
+                tr.event(now, is_sender, &ev);
             }
             if is_sender {
                 recorder.on_sender_event(&ev);
             } else {
                 recorder.on_receiver_event(&ev);
             }
+        }
+        if let Some(w) = trace.as_deref_mut().and_then(|t| t.worst.as_mut()) {
+            let rec = recorder.records();
+            let worst = rec.series.as_ref().and_then(|s| s.worst());
+            w.update(
+                now,
+                worst,
+                rec.writes.first().map(|w| w.write_time.as_nanos()),
+            );
         }
         let slot = &mut timers[side];
         if let Some(d) = ep.poll_timeout() {
@@ -619,6 +576,12 @@ impl<'a> Sim<'a> {
                 let mut rec = fl.recorder;
                 rec.set_spurious_retransmissions(sender_stats.spurious_retransmissions);
                 let mut records = rec.finish();
+                let worst = records.series.as_ref().and_then(|s| s.worst());
+                let worst_window = fl
+                    .trace
+                    .and_then(|t| t.worst)
+                    .and_then(|w| w.finish(now, worst))
+                    .map(Box::new);
                 // Undelivered writes are censored at the end of the run; a completed flow has
                 // none, and its record ends when it did (independent of the other flows).
                 records.observed_until = Some(match status {
@@ -640,6 +603,7 @@ impl<'a> Sim<'a> {
                     completed,
                     status,
                     status_reason,
+                    worst_window,
                 }
             })
             .collect();
@@ -657,7 +621,7 @@ impl<'a> Sim<'a> {
 /// The application issues a write of `bytes`: one record covering all of it, queued as pending.
 fn issue(
     rec: &mut FlowRecorder,
-    trace: &[EventTrace],
+    trace: &mut Option<Box<FlowTrace>>,
     issued: &mut u64,
     pending: &mut u64,
     now: u64,
@@ -669,12 +633,16 @@ fn issue(
 }
 
 /// The application wrote `[start, end)` at `now`: recorded, and traced if in a traced window.
-fn note_write(rec: &mut FlowRecorder, trace: &[EventTrace], now: u64, start: u64, end: u64) {
+fn note_write(
+    rec: &mut FlowRecorder,
+    trace: &mut Option<Box<FlowTrace>>,
+    now: u64,
+    start: u64,
+    end: u64,
+) {
     rec.on_write(Instant::from_nanos(now), start, end);
-    for tr in trace {
-        tr.record(now, |log, f| {
-            log.keep_write(f, Instant::from_nanos(now), end)
-        });
+    if let Some(tr) = trace.as_deref_mut() {
+        tr.write(now, end);
     }
 }
 
