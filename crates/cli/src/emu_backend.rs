@@ -301,6 +301,7 @@ fn outputs(
         dropped_queue: r.drops.queue_forward + r.drops.queue_reverse + r.drops.queue_access,
         sim_wall_s: wall_s,
         emu: Some(summary_emu),
+        write_spill: None,
     };
     let report = serde_json::to_value(&r.report).unwrap_or_default();
     (output, report)

@@ -40,5 +40,6 @@ pub mod tables;
 pub mod whatif;
 pub mod whatif_path;
 pub mod write_rows;
+pub mod write_spill;
 
 use thinlab_sim as sim;

@@ -91,7 +91,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     let parquet = args.format == crate::args::Format::Parquet;
     let mut jobs = runner::jobs(&prepared.scenarios);
     for j in &mut jobs {
-        j.keep_writes = parquet;
+        j.spill_writes = parquet;
         if args.capture || prepared.scenarios[j.config].flows.iter().any(|f| f.capture) {
             let label = clean_name(&prepared.configs[j.config].label());
             j.capture = Some(crate::sim::CaptureOptions {

@@ -6,6 +6,7 @@ use crate::progress::Progress;
 use crate::report_html::write_series::Sequence;
 use crate::sim::{self, Scenario};
 use crate::write_rows::WriteRow;
+use crate::write_spill::WriteSpill;
 use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -24,6 +25,9 @@ pub struct Job {
     pub capture: Option<sim::CaptureOptions>,
     /// Keep every write's milestones ([`FlowOutput::writes`]); memory grows with the writes.
     pub keep_writes: bool,
+    /// Keep every write's milestones in a temporary file instead ([`RunOutput::write_spill`]):
+    /// no memory per write.
+    pub spill_writes: bool,
     /// Flows that keep their per-write latency series ([`FlowOutput::series`]): those
     /// `report.html` plots.
     pub series_flows: Vec<usize>,
@@ -49,6 +53,10 @@ pub struct RunOutput {
     pub sim_wall_s: f64,
     /// Emulated runs only: lateness and congestion control (`summary.json`'s `emu`).
     pub emu: Option<serde_json::Value>,
+    /// Every write's milestones, spilled to a temporary file ([`Job::spill_writes`]); not
+    /// serialized (the file is this process's).
+    #[serde(skip)]
+    pub write_spill: Option<WriteSpill>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +93,7 @@ pub fn jobs(scenarios: &[Scenario]) -> Vec<Job> {
                 seed: s.seed.wrapping_add(u64::from(repetition)),
                 capture: None,
                 keep_writes: false,
+                spill_writes: false,
                 series_flows: series[config].clone(),
             });
         }
@@ -121,6 +130,9 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
     let mut tracker = progress.run(scenario.duration);
     #[allow(clippy::disallowed_methods)] // timing.json reports the simulate-only wall time
     let started = std::time::Instant::now();
+    let spill = job
+        .spill_writes
+        .then(|| WriteSpill::new(scenario.flows.len()));
     let result = catch_unwind(AssertUnwindSafe(|| match &job.capture {
         Some(opts) => sim::run_captured(scenario, job.seed, opts, &mut |now| tracker.at(now))
             .with_context(|| format!("writing captures into {}", opts.dir.display())),
@@ -129,14 +141,20 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
             job.seed,
             &mut |now| tracker.at(now),
         )),
-        None => Ok(sim::run_observed_with_series(
-            scenario,
-            job.seed,
-            &job.series_flows,
-            crate::report_html::write_series::SERIES_POINTS,
-            Some(crate::report_html::write_series::SEQUENCE_WINDOW),
-            &mut |now| tracker.at(now),
-        )),
+        None => {
+            let mut sinks = spill.as_ref().map(|s| move |f| s.sink(f));
+            let keep = sim::Keep {
+                series_flows: &job.series_flows,
+                series_points: crate::report_html::write_series::SERIES_POINTS,
+                worst_window: Some(crate::report_html::write_series::SEQUENCE_WINDOW),
+                write_sinks: sinks
+                    .as_mut()
+                    .map(|s| s as &mut dyn FnMut(usize) -> thinlab_trace::WriteSink),
+            };
+            Ok(sim::run_keeping(scenario, job.seed, keep, &mut |now| {
+                tracker.at(now)
+            }))
+        }
     }))
     .map_err(|panic| {
         let msg = panic
@@ -149,6 +167,9 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
     .and_then(|r| r)
     .with_context(|| format!("run with seed {} (repetition {})", job.seed, job.repetition))?;
     let sim_wall_s = started.elapsed().as_secs_f64();
+    if let Some(s) = &spill {
+        s.check()?;
+    }
     tracker.done();
     let flows = result
         .flows
@@ -186,6 +207,7 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
             + result.drops.queue_access,
         sim_wall_s,
         emu: None,
+        write_spill: spill,
     })
 }
 

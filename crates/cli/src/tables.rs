@@ -57,7 +57,20 @@ fn param_type<'a>(values: impl Iterator<Item = &'a Value> + Clone) -> DataType {
 
 /// One column of swept-key values, a row per item of `values`.
 fn param_column<'a>(values: impl Iterator<Item = &'a Value> + Clone) -> ArrayRef {
-    match param_type(values.clone()) {
+    param_column_of(&param_type(values.clone()), values)
+}
+
+/// The Arrow types of the swept keys' columns for rows of configurations `configs`.
+fn param_types(results: &Results, configs: impl Iterator<Item = usize> + Clone) -> Vec<DataType> {
+    (0..results.param_keys().len())
+        .map(|i| param_type(configs.clone().map(|c| &results.configs[c].params[i].1)))
+        .collect()
+}
+
+/// One column of type `ty` (from [`param_type`]) of swept-key values, a row per item of
+/// `values`.
+fn param_column_of<'a>(ty: &DataType, values: impl Iterator<Item = &'a Value>) -> ArrayRef {
+    match ty {
         DataType::Int64 => {
             let mut b = Int64Builder::new();
             values.for_each(|v| b.append_option(v.as_integer()));
@@ -136,34 +149,117 @@ pub fn runs_batch(results: &Results) -> Result<RecordBatch> {
 }
 
 /// One row per write of every flow of every run that kept its writes: swept keys, run (its
-/// index in the results), repetition, seed, flow, then [`write_columns`].
+/// index in the results), repetition, seed, flow, then [`write_columns`]. One batch of all.
 pub fn writes_batch(results: &Results) -> Result<RecordBatch> {
-    let mut rows: Vec<(usize, usize, &str, u32, u64, usize, &WriteRow)> = Vec::new();
+    let mut batches = Vec::new();
+    for_each_writes_batch(results, |b| {
+        batches.push(b);
+        Ok(())
+    })?;
+    let schema = batches
+        .first()
+        .map(|b| b.schema())
+        .context("no batch of writes")?;
+    arrow_select::concat::concat_batches(&schema, &batches).context("joining the writes' batches")
+}
+
+/// The rows of [`writes_batch`] as consecutive batches (at least one, empty if there is no
+/// write), each of some writes of one flow, all with the same columns: for runs whose rows were
+/// spilled to a file ([`crate::write_spill`]) a chunk is read at a time, so writing them out
+/// needs no memory per write.
+pub fn for_each_writes_batch(
+    results: &Results,
+    mut each: impl FnMut(RecordBatch) -> Result<()>,
+) -> Result<()> {
+    let has_rows = |r: &crate::runner::RunOutput| match &r.write_spill {
+        Some(spill) => spill.rows() > 0,
+        None => r
+            .flows
+            .iter()
+            .any(|f| f.writes.as_ref().is_some_and(|w| !w.is_empty())),
+    };
+    let types = param_types(
+        results,
+        results
+            .runs
+            .iter()
+            .filter(|r| has_rows(r))
+            .map(|r| r.config),
+    );
+    let mut sent = false;
     for (run_index, r) in results.runs.iter().enumerate() {
-        for f in &r.flows {
-            for (i, w) in f.writes.iter().flatten().enumerate() {
-                rows.push((run_index, r.config, &f.name, r.repetition, r.seed, i, w));
+        for (flow, f) in r.flows.iter().enumerate() {
+            let mut first = 0usize;
+            let mut batch = |rows: &[WriteRow]| -> Result<()> {
+                if rows.is_empty() {
+                    return Ok(());
+                }
+                let key = RunKey {
+                    index: run_index,
+                    config: r.config,
+                    repetition: r.repetition,
+                    seed: r.seed,
+                };
+                let b = writes_rows_batch(results, &types, &key, &f.name, first, rows)?;
+                first += rows.len();
+                sent = true;
+                each(b)
+            };
+            match &r.write_spill {
+                Some(spill) => spill.for_each_chunk(flow, &mut batch)?,
+                None => batch(f.writes.as_deref().unwrap_or_default())?,
             }
         }
     }
-    let mut cols = Columns(Vec::new());
-    let configs: Vec<usize> = rows.iter().map(|r| r.1).collect();
-    param_columns(results, &configs, &mut cols);
-    let mut run = UInt64Builder::new();
-    let mut repetition = UInt32Builder::new();
-    let mut seed = UInt64Builder::new();
-    let mut flow = StringBuilder::new();
-    for &(run_index, _, name, rep, s, _, _) in &rows {
-        run.append_value(run_index as u64);
-        repetition.append_value(rep);
-        seed.append_value(s);
-        flow.append_value(name);
+    if !sent {
+        let key = RunKey {
+            index: 0,
+            config: 0,
+            repetition: 0,
+            seed: 0,
+        };
+        each(writes_rows_batch(results, &types, &key, "", 0, &[])?)?;
     }
-    cols.push("run", Arc::new(run.finish()));
-    cols.push("repetition", Arc::new(repetition.finish()));
-    cols.push("seed", Arc::new(seed.finish()));
-    cols.push("flow", Arc::new(flow.finish()));
-    for (name, array) in write_columns(rows.iter().map(|r| (r.5, r.6))) {
+    Ok(())
+}
+
+/// Which run rows belong to: its index in the results, configuration, repetition and seed.
+struct RunKey {
+    index: usize,
+    config: usize,
+    repetition: u32,
+    seed: u64,
+}
+
+/// The batch of `rows`, writes `first..` of flow `name` of run `run`.
+fn writes_rows_batch(
+    results: &Results,
+    types: &[DataType],
+    run: &RunKey,
+    name: &str,
+    first: usize,
+    rows: &[WriteRow],
+) -> Result<RecordBatch> {
+    let mut cols = Columns(Vec::new());
+    for (i, key) in results.param_keys().iter().enumerate() {
+        let values = rows
+            .iter()
+            .map(|_| &results.configs[run.config].params[i].1);
+        cols.push(*key, param_column_of(&types[i], values));
+    }
+    let n = rows.len();
+    let constant = |v: u64| Arc::new(arrow_array::UInt64Array::from(vec![v; n])) as ArrayRef;
+    cols.push("run", constant(run.index as u64));
+    cols.push(
+        "repetition",
+        Arc::new(arrow_array::UInt32Array::from(vec![run.repetition; n])),
+    );
+    cols.push("seed", constant(run.seed));
+    cols.push(
+        "flow",
+        Arc::new(arrow_array::StringArray::from(vec![name; n])),
+    );
+    for (name, array) in write_columns(rows.iter().enumerate().map(|(i, w)| (first + i, w))) {
         cols.push(name, array);
     }
     cols.batch()

@@ -77,6 +77,6 @@ pub struct FlowResult {
     /// Why it did not complete; `None` when completed.
     pub status_reason: Option<String>,
     /// What the flow did around its worst write, when the run was asked to trace it
-    /// (`run_observed_with_series`) and could within its memory bound.
+    /// (`run_keeping`) and could within its memory bound.
     pub worst_window: Option<Box<(WorstWrite, TracedWindow)>>,
 }

@@ -1,10 +1,10 @@
 //! The window around a flow's worst write, traced during the run
-//! (`run_observed_with_series` with a `WorstWindow`), is exactly what a rerun traced with that
+//! (`run_keeping` with a `WorstWindow`), is exactly what a rerun traced with that
 //! window keeps (`run_traced`): same events, same writes, same order, same caps.
 
 use std::time::Duration;
 use thinlab_sim::{
-    run_observed_with_series, run_traced, Scenario, TraceFilter, TracedWindow, WorstWindow,
+    run_keeping, run_traced, Keep, Scenario, TraceFilter, TracedWindow, WorstWindow,
 };
 use thinlab_tcp::Event;
 
@@ -51,11 +51,20 @@ app = { kind = "bulk" }
 tcp = { profile = "linux" }
 "#;
 
+fn keep(flows: &[usize], spec: WorstWindow) -> Keep<'_> {
+    Keep {
+        series_flows: flows,
+        series_points: 800,
+        worst_window: Some(spec),
+        ..Keep::default()
+    }
+}
+
 /// For every flow of `s` run with `seed`: the window the run traced equals the rerun's.
 /// Returns how many flows the run traced itself.
 fn check(s: &Scenario, seed: u64, spec: WorstWindow) -> usize {
     let flows: Vec<usize> = (0..s.flows.len()).collect();
-    let run = run_observed_with_series(s, seed, &flows, 800, Some(spec), &mut |_| {});
+    let run = run_keeping(s, seed, keep(&flows, spec), &mut |_| {});
     let mut traced = 0;
     for (i, f) in run.flows.iter().enumerate() {
         let worst = f.records.series.as_ref().and_then(|s| s.worst());
@@ -146,7 +155,7 @@ tcp = { profile = "linux" }
         filter: ALL,
         margin: Duration::from_secs(20),
     };
-    let run = run_observed_with_series(&s, 1, &[0], 800, Some(spec), &mut |_| {});
+    let run = run_keeping(&s, 1, keep(&[0], spec), &mut |_| {});
     assert!(run.flows[0]
         .records
         .series

@@ -27,5 +27,5 @@ pub mod write_pattern;
 pub mod xy_plot;
 
 pub use metrics::{flow_metrics, latency_cdf, FlowMetrics, LatencyStats, Milestone, Origin};
-pub use records::{FlowRecorder, FlowRecords, PacketCounters, WriteRecord};
+pub use records::{FlowRecorder, FlowRecords, PacketCounters, WriteRecord, WriteSink};
 pub use status::FlowStatus;

@@ -146,6 +146,28 @@ impl FlowRecords {
     }
 }
 
+/// Where a recorder hands every write's final record, in write order
+/// ([`FlowRecorder::with_sink`]).
+pub type WriteSink = Box<dyn FnMut(&WriteRecord) + Send>;
+
+/// A [`WriteSink`], opaque to `Debug`.
+#[derive(Default)]
+struct Sink(Option<WriteSink>);
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Sink" } else { "NoSink" })
+    }
+}
+
+impl Sink {
+    fn take_all(&mut self, writes: &[WriteRecord]) {
+        if let Some(sink) = &mut self.0 {
+            writes.iter().for_each(sink);
+        }
+    }
+}
+
 /// Builds [`FlowRecords`] incrementally from writes and events.
 #[derive(Debug, Default)]
 pub struct FlowRecorder {
@@ -170,6 +192,8 @@ pub struct FlowRecorder {
     rdb_in_flight: BTreeMap<(u64, u64), u64>,
     /// The range of the last data segment that arrived at the receiver.
     last_arrival: Option<(u64, u64)>,
+    /// Takes each write's record when it is retired or, still held, when the recording ends.
+    sink: Sink,
 }
 
 /// A compacting recorder retires complete writes in batches of at least this many (and at
@@ -209,6 +233,15 @@ impl FlowRecorder {
         self
     }
 
+    /// Also hand every write's final record, in write order, to `sink`: a compacting recorder
+    /// as each write is retired, and the writes still held when the recording ends
+    /// ([`FlowRecorder::finish`]); every write exactly once. Per-write records then need no
+    /// memory here: the sink can write them out.
+    pub fn with_sink(mut self, sink: WriteSink) -> Self {
+        self.sink = Sink(Some(sink));
+        self
+    }
+
     /// Retire the complete prefix of the held writes when it is large enough.
     fn maybe_retire(&mut self) {
         if !self.compact || self.unsorted {
@@ -228,6 +261,7 @@ impl FlowRecorder {
         if let Some(series) = &mut self.rec.series {
             push_delivered(series, &self.rec.writes[..done]);
         }
+        self.sink.take_all(&self.rec.writes[..done]);
         self.rec.writes.drain(..done);
         self.next_first_send -= done;
         self.next_app -= done;
@@ -425,6 +459,7 @@ impl FlowRecorder {
         if let Some(series) = &mut self.rec.series {
             push_delivered(series, &self.rec.writes);
         }
+        self.sink.take_all(&self.rec.writes);
         self.rec
     }
 }

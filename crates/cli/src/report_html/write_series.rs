@@ -144,8 +144,12 @@ impl<'a> SimReruns<'a> {
         let Some(s) = self.scenarios.get(config) else {
             return vec![None; flows.len()];
         };
-        let r =
-            thinlab_sim::run_observed_with_series(s, seed, flows, SERIES_POINTS, None, &mut |_| {});
+        let keep = thinlab_sim::Keep {
+            series_flows: flows,
+            series_points: SERIES_POINTS,
+            ..Default::default()
+        };
+        let r = thinlab_sim::run_keeping(s, seed, keep, &mut |_| {});
         flows
             .iter()
             .map(|&f| r.flows.get(f)?.records.series.as_deref().cloned())

@@ -31,7 +31,7 @@ use net::{Net, FORWARD, REVERSE};
 use rand::Rng as _;
 use std::time::Duration;
 use thinlab_tcp::{Endpoint, EndpointError, Instant, State, Stats};
-use thinlab_trace::{FlowRecorder, FlowStatus};
+use thinlab_trace::{FlowRecorder, FlowStatus, WriteSink};
 use window_trace::{EventTrace, FlowTrace, WorstWindowTrace};
 pub use window_trace::{TraceFilter, TracedWindow, WorstWindow};
 
@@ -80,26 +80,43 @@ pub fn run_keeping_writes_observed(
     sim.run(on_progress)
 }
 
-/// Like [`run_observed`], also keeping for flows `flows` the application latency of every
-/// delivered write as a series of at most `max_points` points (`FlowRecords::series`: constant
-/// memory per flow; `report.html`'s per-write plots) and, with `worst_window`, what those flows
-/// did around their worst write ([`FlowResult::worst_window`]; `None` for a flow whose window
-/// would have taken too much memory to find during the run: [`run_traced`] gets it).
-pub fn run_observed_with_series(
+/// What a run keeps beyond its metrics ([`run_keeping`]).
+#[derive(Default)]
+pub struct Keep<'a> {
+    /// Flows that keep the application latency of every delivered write as a series of at most
+    /// `series_points` points (`FlowRecords::series`: constant memory per flow; `report.html`'s
+    /// per-write plots).
+    pub series_flows: &'a [usize],
+    pub series_points: usize,
+    /// Also trace what the series flows did around their worst write
+    /// ([`FlowResult::worst_window`]; `None` for a flow whose window would have taken too much
+    /// memory to find during the run: [`run_traced`] gets it).
+    pub worst_window: Option<WorstWindow>,
+    /// Hand every flow's write records, in write order, to the sink this makes for the flow
+    /// (by index): per-write records without keeping them in memory
+    /// (`thinlab_trace::FlowRecorder::with_sink`).
+    pub write_sinks: Option<&'a mut dyn FnMut(usize) -> WriteSink>,
+}
+
+/// Like [`run_observed`], keeping what `keep` asks for.
+pub fn run_keeping(
     s: &Scenario,
     seed: u64,
-    flows: &[usize],
-    max_points: usize,
-    worst_window: Option<WorstWindow>,
+    keep: Keep<'_>,
     on_progress: &mut dyn FnMut(Duration),
 ) -> RunResult {
     let mut sim = Sim::new(s, seed);
-    for &f in flows {
+    for &f in keep.series_flows {
         if let Some(fl) = sim.flows.get_mut(f) {
-            fl.recorder = std::mem::take(&mut fl.recorder).with_series(max_points);
-            if let Some(w) = worst_window {
+            fl.recorder = std::mem::take(&mut fl.recorder).with_series(keep.series_points);
+            if let Some(w) = keep.worst_window {
                 fl.trace.get_or_insert_default().worst = Some(WorstWindowTrace::new(w));
             }
+        }
+    }
+    if let Some(make) = keep.write_sinks {
+        for (f, fl) in sim.flows.iter_mut().enumerate() {
+            fl.recorder = std::mem::take(&mut fl.recorder).with_sink(make(f));
         }
     }
     sim.run(on_progress)
@@ -177,7 +194,7 @@ type TraceLog = std::sync::Arc<std::sync::Mutex<TracedWindow>>;
 struct FlowSim {
     /// [client, server]
     eps: [Option<Endpoint>; 2],
-    /// Trace windows kept for [`run_traced`] and [`run_observed_with_series`] (`None`: the hot
+    /// Trace windows kept for [`run_traced`] and [`run_keeping`] (`None`: the hot
     /// path pays one branch).
     trace: Option<Box<FlowTrace>>,
     timers: [TimerSlot; 2],

@@ -1,0 +1,79 @@
+//! `thinlab run --format parquet` spills per-write rows to a temporary file as the run goes
+//! (`Job::spill_writes`). The rows it gives back must be exactly those a run keeping every
+//! write in memory gives (`Job::keep_writes`): same table, row for row, with a sweep (typed
+//! parameter columns), repetitions, several flows, loss and a flow that never finishes.
+
+use std::time::Duration;
+use thinlab_cli::output::Results;
+use thinlab_cli::progress::Progress;
+use thinlab_cli::run::prepare;
+use thinlab_cli::runner::{jobs, run_all, RunOutput};
+use thinlab_cli::tables::writes_batch;
+
+const SCENARIO: &str = r#"
+name = "spill"
+duration = "20s"
+repetitions = 2
+[network]
+rtt = "80ms"
+bandwidth = "4Mbit"
+queue_packets = 30
+[network.loss]
+model = "bernoulli"
+rate = 0.02
+[[flow]]
+name = "game"
+app = { kind = "fixed", payload_bytes = 50, interval = "2ms" }
+tcp = { profile = "linux", nodelay = true }
+[[flow]]
+name = "bulk"
+app = { kind = "bulk" }
+[[flow]]
+name = "late"
+start = "19.9s"
+app = { kind = "fixed", payload_bytes = 300, interval = "10ms" }
+[sweep]
+"network.loss.rate" = [0.0, 0.03]
+"#;
+
+fn run(spill: bool) -> (thinlab_cli::run::Prepared, Vec<RunOutput>) {
+    let doc: toml::Value = toml::from_str(SCENARIO).unwrap();
+    let prepared = prepare(doc, &[], "test").unwrap();
+    let mut js = jobs(&prepared.scenarios);
+    for j in &mut js {
+        j.keep_writes = !spill;
+        j.spill_writes = spill;
+    }
+    let progress = Progress::new(Duration::from_secs(20), js.len(), true);
+    let runs = run_all(&prepared.scenarios, &js, 2, &progress).unwrap();
+    (prepared, runs)
+}
+
+#[test]
+fn spilled_rows_are_the_rows_kept_in_memory() {
+    let (p_mem, mem) = run(false);
+    let (p_spill, spilled) = run(true);
+    assert!(spilled.iter().all(|r| r.write_spill.is_some()));
+    assert!(spilled.iter().all(|r| r.flows.iter().all(|f| f.writes.is_none())));
+    let table = |p: &thinlab_cli::run::Prepared, runs: &[RunOutput]| {
+        writes_batch(&Results {
+            scenario: &p.name,
+            overrides: &[],
+            configs: &p.configs,
+            runs,
+            complete: true,
+        })
+        .unwrap()
+    };
+    let (a, b) = (table(&p_mem, &mem), table(&p_spill, &spilled));
+    assert!(a.num_rows() > 10_000, "too few writes to test: {}", a.num_rows());
+    assert_eq!(a.schema(), b.schema());
+    assert_eq!(a, b);
+    // Every other output is the same too.
+    for (m, s) in mem.iter().zip(&spilled) {
+        for (fm, fs) in m.flows.iter().zip(&s.flows) {
+            assert_eq!(fm.metrics, fs.metrics);
+            assert_eq!(fm.app_latency, fs.app_latency);
+        }
+    }
+}
