@@ -10,6 +10,7 @@ use crate::write_spill::WriteSpill;
 use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use thinlab_trace::histogram::LatencyHistogram;
 use thinlab_trace::metrics::{censored_samples_ms, latency_histogram, Milestone, Origin};
@@ -113,17 +114,76 @@ pub fn run_all(
         .build()
         .context("starting the worker threads")?;
     // After Ctrl-C no new run starts; the finished ones are returned (fewer than `jobs`).
+    let worst = WorstSequences::default();
     let runs: Vec<Option<RunOutput>> = pool.install(|| {
         jobs.par_iter()
-            .map(|job| {
+            .enumerate()
+            .map(|(index, job)| {
                 if crate::interrupt::interrupted() {
                     return Ok(None);
                 }
-                run_one(&scenarios[job.config], job, progress).map(Some)
+                let mut out = run_one(&scenarios[job.config], job, progress)?;
+                worst.offer(index, &mut out);
+                Ok(Some(out))
             })
             .collect::<Result<_>>()
     })?;
+    let mut runs = runs;
+    worst.restore(&mut runs);
     Ok(runs.into_iter().flatten().collect())
+}
+
+/// The sequence graphs the runs traced, kept only for the repetition `report.html` draws: per
+/// (configuration, flow), the run whose worst delivered write is the worst (the last in job
+/// order among equals, as the report chooses). Memory for them does not grow with the number of
+/// repetitions.
+#[derive(Default)]
+struct WorstSequences(std::sync::Mutex<HashMap<(usize, usize), WorstSequence>>);
+
+struct WorstSequence {
+    max_ms: f64,
+    job: usize,
+    sequence: Sequence,
+}
+
+impl WorstSequences {
+    /// Takes the sequences out of job `job`'s output, keeping those of flows where it is the
+    /// worst run so far.
+    fn offer(&self, job: usize, out: &mut RunOutput) {
+        let mut best = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        for (flow, f) in out.flows.iter_mut().enumerate() {
+            let Some(sequence) = f.sequence.take() else {
+                continue;
+            };
+            let max_ms = f.metrics.app_latency_ms.max.unwrap_or(f64::MIN);
+            let key = (out.config, flow);
+            let wins = best.get(&key).is_none_or(|b| {
+                b.max_ms.total_cmp(&max_ms).then(b.job.cmp(&job)) == std::cmp::Ordering::Less
+            });
+            if wins {
+                best.insert(
+                    key,
+                    WorstSequence {
+                        max_ms,
+                        job,
+                        sequence,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Puts the kept sequences back into their runs (`runs[job]`; `None` for a job that did
+    /// not run).
+    fn restore(self, runs: &mut [Option<RunOutput>]) {
+        let best = self.0.into_inner().unwrap_or_else(|e| e.into_inner());
+        for ((_, flow), w) in best {
+            let run = runs.get_mut(w.job).and_then(Option::as_mut);
+            if let Some(f) = run.and_then(|r| r.flows.get_mut(flow)) {
+                f.sequence = Some(w.sequence);
+            }
+        }
+    }
 }
 
 fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOutput> {
@@ -230,5 +290,79 @@ pub fn flow_output(
         writes: None,
         series: None,
         sequence: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sequence(tag: u64) -> Sequence {
+        Sequence {
+            from_ms: 0.0,
+            to_ms: 1.0,
+            write_ms: 0.0,
+            latency_ms: 0.0,
+            end: tag,
+            categories: Vec::new(),
+            points: Vec::new(),
+            sacks: Vec::new(),
+        }
+    }
+
+    /// A run of configuration `config` whose one flow's worst write took `max_ms`, with a
+    /// sequence tagged `tag`.
+    fn run(config: usize, max_ms: Option<f64>, tag: u64) -> RunOutput {
+        let mut flow = flow_output(
+            "f",
+            &thinlab_trace::FlowRecords::default(),
+            std::time::Duration::ZERO,
+            thinlab_trace::status::FlowStatus::Completed,
+            None,
+        );
+        flow.metrics.app_latency_ms.max = max_ms;
+        flow.sequence = Some(sequence(tag));
+        RunOutput {
+            config,
+            repetition: 0,
+            seed: 0,
+            flows: vec![flow],
+            end_time_s: 0.0,
+            events_processed: 0,
+            drain_bound_hit: false,
+            dropped_loss: 0,
+            dropped_queue: 0,
+            sim_wall_s: 0.0,
+            emu: None,
+            write_spill: None,
+        }
+    }
+
+    #[test]
+    fn only_the_worst_repetition_keeps_its_sequence() {
+        // Jobs finish out of order; configuration 0: job 2 is the worst (a tie with job 0,
+        // later in job order wins, as the report's `max_by` does); configuration 1: job 3 (the
+        // other has no delivered write).
+        let worst = WorstSequences::default();
+        let mut runs: Vec<Option<RunOutput>> = vec![
+            Some(run(0, Some(9.0), 0)),
+            Some(run(0, Some(3.0), 1)),
+            Some(run(0, Some(9.0), 2)),
+            Some(run(1, Some(1.0), 3)),
+            Some(run(1, None, 4)),
+            None,
+        ];
+        for job in [2, 4, 0, 3, 1] {
+            worst.offer(job, runs[job].as_mut().unwrap());
+        }
+        worst.restore(&mut runs);
+        let kept: Vec<Option<u64>> = runs
+            .iter()
+            .map(|r| {
+                r.as_ref()
+                    .and_then(|r| r.flows[0].sequence.as_ref().map(|s| s.end))
+            })
+            .collect();
+        assert_eq!(kept, vec![None, None, Some(2), Some(3), None, None]);
     }
 }

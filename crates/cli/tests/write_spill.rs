@@ -54,7 +54,9 @@ fn spilled_rows_are_the_rows_kept_in_memory() {
     let (p_mem, mem) = run(false);
     let (p_spill, spilled) = run(true);
     assert!(spilled.iter().all(|r| r.write_spill.is_some()));
-    assert!(spilled.iter().all(|r| r.flows.iter().all(|f| f.writes.is_none())));
+    assert!(spilled
+        .iter()
+        .all(|r| r.flows.iter().all(|f| f.writes.is_none())));
     let table = |p: &thinlab_cli::run::Prepared, runs: &[RunOutput]| {
         writes_batch(&Results {
             scenario: &p.name,
@@ -66,7 +68,11 @@ fn spilled_rows_are_the_rows_kept_in_memory() {
         .unwrap()
     };
     let (a, b) = (table(&p_mem, &mem), table(&p_spill, &spilled));
-    assert!(a.num_rows() > 10_000, "too few writes to test: {}", a.num_rows());
+    assert!(
+        a.num_rows() > 10_000,
+        "too few writes to test: {}",
+        a.num_rows()
+    );
     assert_eq!(a.schema(), b.schema());
     assert_eq!(a, b);
     // Every other output is the same too.
