@@ -1,8 +1,9 @@
 //! The per-write plots of `report.html`: for the first [`MAX_SERIES`] (configuration, flow)
 //! pairs, the application latency of every delivered write of the worst repetition (kept by the
 //! run itself as a bounded series, `thinlab_trace::series`) and a time-sequence graph of the
-//! window around its worst write (the simulator runs that repetition again up to the window's
-//! end; it is deterministic).
+//! window around its worst write (also traced by the run itself, `thinlab_sim::WorstWindow`;
+//! when it gave up, or for runs made elsewhere without them, the simulator runs that repetition
+//! again up to the window's end: it is deterministic).
 
 use super::data::r3;
 use crate::runner::RunOutput;
