@@ -259,9 +259,8 @@ impl WorstWindowTrace {
             {
                 self.copy_out();
             }
-            while self.log.front().is_some_and(|e| e.0 < forget_before) {
-                self.log.pop_front();
-            }
+            let old = self.log.partition_point(|e| e.0 < forget_before);
+            self.log.drain(..old);
         }
     }
 
