@@ -139,31 +139,35 @@ impl EventQueue {
         h[pos] = ev;
     }
 
-    /// Removes and returns the earliest event (first inserted among equals).
+    /// Removes and returns the earliest event (first inserted among equals). When it came from
+    /// a lane with more events waiting, the lane's next event takes its place at the top of the
+    /// heap (one sift-down, usually short: it is due soon after), instead of a removal and an
+    /// insertion.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        let top = self.pop_heap()?;
+        let top = *self.heap.first()?;
         if top.lane != NO_LANE {
             let q = &mut self.lanes[top.lane as usize];
             q.pop_front();
             if let Some(&next) = q.front() {
                 self.behind -= 1;
-                self.insert(next);
+                self.sift_down_from_top(next);
+                return Some(top);
             }
+        }
+        let last = self.heap.pop().expect("the heap has its top");
+        if !self.heap.is_empty() {
+            self.sift_down_from_top(last);
         }
         Some(top)
     }
 
+    /// Puts `ev` at the top of the (non-empty) heap in place of its top, and sifts it down.
     #[inline]
-    fn pop_heap(&mut self) -> Option<Event> {
-        let last = self.heap.pop()?;
+    fn sift_down_from_top(&mut self, ev: Event) {
         let h = &mut self.heap;
         let n = h.len();
-        if n == 0 {
-            return Some(last);
-        }
-        let top = h[0];
-        let k = key(&last);
+        let k = key(&ev);
         let mut pos = 0;
         loop {
             let mut child = 2 * pos + 1;
@@ -179,8 +183,7 @@ impl EventQueue {
             h[pos] = h[child];
             pos = child;
         }
-        h[pos] = last;
-        Some(top)
+        h[pos] = ev;
     }
 
     pub fn peek_time(&self) -> Option<u64> {
