@@ -193,27 +193,25 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
     let spill = job
         .spill_writes
         .then(|| WriteSpill::new(scenario.flows.len()));
-    let result = catch_unwind(AssertUnwindSafe(|| match &job.capture {
-        Some(opts) => sim::run_captured(scenario, job.seed, opts, &mut |now| tracker.at(now))
-            .with_context(|| format!("writing captures into {}", opts.dir.display())),
-        None if job.keep_writes => Ok(sim::run_keeping_writes_observed(
-            scenario,
-            job.seed,
-            &mut |now| tracker.at(now),
-        )),
-        None => {
-            let mut sinks = spill.as_ref().map(|s| move |f| s.sink(f));
-            let keep = sim::Keep {
-                series_flows: &job.series_flows,
-                series_points: crate::report_html::write_series::SERIES_POINTS,
-                worst_window: Some(crate::report_html::write_series::SEQUENCE_WINDOW),
-                write_sinks: sinks
-                    .as_mut()
-                    .map(|s| s as &mut dyn FnMut(usize) -> thinlab_trace::WriteSink),
-            };
-            Ok(sim::run_keeping(scenario, job.seed, keep, &mut |now| {
-                tracker.at(now)
-            }))
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let mut sinks = spill.as_ref().map(|s| move |f| s.sink(f));
+        let keep = sim::Keep {
+            series_flows: &job.series_flows,
+            series_points: crate::report_html::write_series::SERIES_POINTS,
+            // A run keeping every write never forgets one, so its log would only grow until it
+            // gave up: the report traces its window with a rerun.
+            worst_window: (!job.keep_writes)
+                .then_some(crate::report_html::write_series::SEQUENCE_WINDOW),
+            write_sinks: sinks
+                .as_mut()
+                .map(|s| s as &mut dyn FnMut(usize) -> thinlab_trace::WriteSink),
+            all_writes: job.keep_writes,
+        };
+        let on_progress = &mut |now| tracker.at(now);
+        match &job.capture {
+            Some(opts) => sim::run_captured_keeping(scenario, job.seed, opts, keep, on_progress)
+                .with_context(|| format!("writing captures into {}", opts.dir.display())),
+            None => Ok(sim::run_keeping(scenario, job.seed, keep, on_progress)),
         }
     }))
     .map_err(|panic| {

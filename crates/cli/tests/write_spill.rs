@@ -36,13 +36,22 @@ app = { kind = "fixed", payload_bytes = 300, interval = "10ms" }
 "network.loss.rate" = [0.0, 0.03]
 "#;
 
-fn run(spill: bool) -> (thinlab_cli::run::Prepared, Vec<RunOutput>) {
+/// The runs keeping their writes in memory or spilling them, capturing pcap files into
+/// `capture` if given.
+fn run(
+    spill: bool,
+    capture: Option<&std::path::Path>,
+) -> (thinlab_cli::run::Prepared, Vec<RunOutput>) {
     let doc: toml::Value = toml::from_str(SCENARIO).unwrap();
     let prepared = prepare(doc, &[], "test").unwrap();
     let mut js = jobs(&prepared.scenarios);
-    for j in &mut js {
+    for (i, j) in js.iter_mut().enumerate() {
         j.keep_writes = !spill;
         j.spill_writes = spill;
+        j.capture = capture.map(|dir| thinlab_sim::CaptureOptions {
+            dir: dir.join(format!("job{i}")),
+            all_flows: true,
+        });
     }
     let progress = Progress::new(Duration::from_secs(20), js.len(), true);
     let runs = run_all(&prepared.scenarios, &js, 2, &progress).unwrap();
@@ -51,8 +60,28 @@ fn run(spill: bool) -> (thinlab_cli::run::Prepared, Vec<RunOutput>) {
 
 #[test]
 fn spilled_rows_are_the_rows_kept_in_memory() {
-    let (p_mem, mem) = run(false);
-    let (p_spill, spilled) = run(true);
+    let (p_mem, mem) = run(false, None);
+    let (p_spill, spilled) = run(true, None);
+    check(&p_mem, &mem, &p_spill, &spilled);
+}
+
+#[test]
+fn capturing_runs_keep_every_row_too() {
+    // `--capture --format parquet` once kept only the writes still in progress at the end.
+    let dir = tempfile::tempdir().unwrap();
+    let (p_mem, mem) = run(false, Some(&dir.path().join("mem")));
+    let (p_spill, spilled) = run(true, Some(&dir.path().join("spill")));
+    check(&p_mem, &mem, &p_spill, &spilled);
+    let (p_plain, plain) = run(true, None);
+    check(&p_plain, &plain, &p_spill, &spilled);
+}
+
+fn check(
+    p_mem: &thinlab_cli::run::Prepared,
+    mem: &[RunOutput],
+    p_spill: &thinlab_cli::run::Prepared,
+    spilled: &[RunOutput],
+) {
     assert!(spilled.iter().all(|r| r.write_spill.is_some()));
     assert!(spilled
         .iter()
@@ -67,7 +96,7 @@ fn spilled_rows_are_the_rows_kept_in_memory() {
         })
         .unwrap()
     };
-    let (a, b) = (table(&p_mem, &mem), table(&p_spill, &spilled));
+    let (a, b) = (table(p_mem, mem), table(p_spill, spilled));
     assert!(
         a.num_rows() > 10_000,
         "too few writes to test: {}",
@@ -76,7 +105,7 @@ fn spilled_rows_are_the_rows_kept_in_memory() {
     assert_eq!(a.schema(), b.schema());
     assert_eq!(a, b);
     // Every other output is the same too.
-    for (m, s) in mem.iter().zip(&spilled) {
+    for (m, s) in mem.iter().zip(spilled) {
         for (fm, fs) in m.flows.iter().zip(&s.flows) {
             assert_eq!(fm.metrics, fs.metrics);
             assert_eq!(fm.app_latency, fs.app_latency);

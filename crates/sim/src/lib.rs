@@ -46,6 +46,7 @@ pub use pcap_out::CaptureOptions;
 pub use result::{DropCounts, FlowResult, LinkReport, RunResult};
 pub use scenario::{App, Direction, Flow, LossModel, Network, QueueLimit, Scenario};
 pub use sim::{
-    drain_bound, run, run_captured, run_keeping, run_keeping_writes, run_keeping_writes_observed,
-    run_observed, run_traced, Keep, TraceFilter, TracedWindow, WorstWindow,
+    drain_bound, run, run_captured, run_captured_keeping, run_keeping, run_keeping_writes,
+    run_keeping_writes_observed, run_observed, run_traced, Keep, TraceFilter, TracedWindow,
+    WorstWindow,
 };

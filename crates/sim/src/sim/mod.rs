@@ -96,6 +96,33 @@ pub struct Keep<'a> {
     /// (by index): per-write records without keeping them in memory
     /// (`thinlab_trace::FlowRecorder::with_sink`).
     pub write_sinks: Option<&'a mut dyn FnMut(usize) -> WriteSink>,
+    /// Keep every write's record in `FlowRecords::writes` ([`run_keeping_writes`]; memory grows
+    /// with the writes).
+    pub all_writes: bool,
+}
+
+impl Keep<'_> {
+    /// Sets up `sim`'s flows to keep what this asks for.
+    fn apply(self, sim: &mut Sim<'_>) {
+        if self.all_writes {
+            for fl in &mut sim.flows {
+                fl.recorder = FlowRecorder::new().counting_rdb_repairs();
+            }
+        }
+        for &f in self.series_flows {
+            if let Some(fl) = sim.flows.get_mut(f) {
+                fl.recorder = std::mem::take(&mut fl.recorder).with_series(self.series_points);
+                if let Some(w) = self.worst_window {
+                    fl.trace.get_or_insert_default().worst = Some(WorstWindowTrace::new(w));
+                }
+            }
+        }
+        if let Some(make) = self.write_sinks {
+            for (f, fl) in sim.flows.iter_mut().enumerate() {
+                fl.recorder = std::mem::take(&mut fl.recorder).with_sink(make(f));
+            }
+        }
+    }
 }
 
 /// Like [`run_observed`], keeping what `keep` asks for.
@@ -106,19 +133,7 @@ pub fn run_keeping(
     on_progress: &mut dyn FnMut(Duration),
 ) -> RunResult {
     let mut sim = Sim::new(s, seed);
-    for &f in keep.series_flows {
-        if let Some(fl) = sim.flows.get_mut(f) {
-            fl.recorder = std::mem::take(&mut fl.recorder).with_series(keep.series_points);
-            if let Some(w) = keep.worst_window {
-                fl.trace.get_or_insert_default().worst = Some(WorstWindowTrace::new(w));
-            }
-        }
-    }
-    if let Some(make) = keep.write_sinks {
-        for (f, fl) in sim.flows.iter_mut().enumerate() {
-            fl.recorder = std::mem::take(&mut fl.recorder).with_sink(make(f));
-        }
-    }
+    keep.apply(&mut sim);
     sim.run(on_progress)
 }
 
@@ -165,7 +180,19 @@ pub fn run_captured(
     opts: &CaptureOptions,
     on_progress: &mut dyn FnMut(Duration),
 ) -> std::io::Result<RunResult> {
+    run_captured_keeping(s, seed, opts, Keep::default(), on_progress)
+}
+
+/// [`run_captured`], keeping what `keep` asks for ([`run_keeping`]).
+pub fn run_captured_keeping(
+    s: &Scenario,
+    seed: u64,
+    opts: &CaptureOptions,
+    keep: Keep<'_>,
+    on_progress: &mut dyn FnMut(Duration),
+) -> std::io::Result<RunResult> {
     let mut sim = Sim::new(s, seed);
+    keep.apply(&mut sim);
     let flows: Vec<_> = s
         .flows
         .iter()
