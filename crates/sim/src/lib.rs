@@ -47,6 +47,5 @@ pub use result::{DropCounts, FlowResult, LinkReport, RunResult};
 pub use scenario::{App, Direction, Flow, LossModel, Network, QueueLimit, Scenario};
 pub use sim::{
     drain_bound, run, run_captured, run_captured_keeping, run_keeping, run_keeping_writes,
-    run_keeping_writes_observed, run_observed, run_traced, Keep, TraceFilter, TracedWindow,
-    WorstWindow,
+    run_observed, run_traced, Keep, TraceFilter, TracedWindow, WorstWindow,
 };

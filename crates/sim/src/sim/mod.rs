@@ -64,20 +64,11 @@ pub fn run(s: &Scenario, seed: u64) -> RunResult {
 /// milestone into exact histograms as it goes (`thinlab_trace::FlowRecorder::compacting`);
 /// every metric is the same either way.
 pub fn run_keeping_writes(s: &Scenario, seed: u64) -> RunResult {
-    run_keeping_writes_observed(s, seed, &mut |_| {})
-}
-
-/// [`run_keeping_writes`] with [`run_observed`]'s progress callback.
-pub fn run_keeping_writes_observed(
-    s: &Scenario,
-    seed: u64,
-    on_progress: &mut dyn FnMut(Duration),
-) -> RunResult {
-    let mut sim = Sim::new(s, seed);
-    for fl in &mut sim.flows {
-        fl.recorder = FlowRecorder::new().counting_rdb_repairs();
-    }
-    sim.run(on_progress)
+    let keep = Keep {
+        all_writes: true,
+        ..Keep::default()
+    };
+    run_keeping(s, seed, keep, &mut |_| {})
 }
 
 /// What a run keeps beyond its metrics ([`run_keeping`]).
