@@ -115,7 +115,7 @@ pub fn run_all(
         .context("starting the worker threads")?;
     // After Ctrl-C no new run starts; the finished ones are returned (fewer than `jobs`).
     let worst = WorstSequences::default();
-    let runs: Vec<Option<RunOutput>> = pool.install(|| {
+    let mut runs: Vec<Option<RunOutput>> = pool.install(|| {
         jobs.par_iter()
             .enumerate()
             .map(|(index, job)| {
@@ -128,7 +128,6 @@ pub fn run_all(
             })
             .collect::<Result<_>>()
     })?;
-    let mut runs = runs;
     worst.restore(&mut runs);
     Ok(runs.into_iter().flatten().collect())
 }
@@ -226,7 +225,7 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
     .with_context(|| format!("run with seed {} (repetition {})", job.seed, job.repetition))?;
     let sim_wall_s = started.elapsed().as_secs_f64();
     if let Some(s) = &spill {
-        s.check()?;
+        s.finish()?;
     }
     tracker.done();
     let flows = result

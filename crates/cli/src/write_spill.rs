@@ -1,37 +1,78 @@
 //! Per-write rows spilled to a temporary file while a run goes (`thinlab run --format
 //! parquet`), so that `writes.parquet` costs no memory per write: each flow collects its rows
 //! (handed over by its recorder as writes are retired, `thinlab_trace::FlowRecorder::with_sink`)
-//! in a small buffer and appends it to the run's file as a chunk when full; an index of the
-//! chunks gives each flow's rows back in order. The operating system removes the file when the
-//! spill is dropped.
+//! in a small buffer and appends it to the run's log as a chunk when full; an index of the
+//! chunks gives each flow's rows back in order. The log is the emulator's spill log
+//! (`thinlab_emu::spill`: an anonymous temporary file of fixed-size records, removed by the
+//! operating system when dropped).
 
 use crate::write_rows::WriteRow;
 use anyhow::{anyhow, Context, Result};
-use std::fs::File;
-use std::io::{self, Write};
-use std::os::unix::fs::FileExt;
 use std::sync::{Arc, Mutex, MutexGuard};
+use thinlab_emu::spill::{Record, SpillLog, SpilledLog};
 use thinlab_trace::{WriteRecord, WriteSink};
 
-/// Bytes of one row: presence flags, then the write time, its bytes and four milestones (ns).
-const ROW: usize = 7 * 8;
 /// Rows buffered per flow before they go to the file, over every flow of a run (so that many
 /// flows buffer little each), within these bounds.
 const BUFFERED_ROWS: usize = 1 << 16;
 const MIN_CHUNK: usize = 16;
 const MAX_CHUNK: usize = 4096;
 
+/// A row as 7 little-endian words: presence flags, then the write time, its bytes and four
+/// milestones (ns; 0 when absent).
+impl Record for WriteRow {
+    const SIZE: usize = 7 * 8;
+
+    fn encode(&self, out: &mut [u8]) {
+        let opts = [
+            self.first_send_ns,
+            self.transport_ns,
+            self.app_ns,
+            self.acked_ns,
+        ];
+        let flags = opts
+            .iter()
+            .enumerate()
+            .fold(0u64, |f, (i, o)| f | (u64::from(o.is_some()) << i));
+        let words = [flags, self.write_ns, self.bytes]
+            .into_iter()
+            .chain(opts.map(|o| o.unwrap_or(0)));
+        for (chunk, w) in out.chunks_exact_mut(8).zip(words) {
+            chunk.copy_from_slice(&w.to_le_bytes());
+        }
+    }
+
+    fn decode(b: &[u8]) -> Self {
+        let word = |i: usize| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+        let flags = word(0);
+        let opt = |i: usize| (flags >> i & 1 == 1).then(|| word(3 + i));
+        WriteRow {
+            write_ns: word(1),
+            bytes: word(2),
+            first_send_ns: opt(0),
+            transport_ns: opt(1),
+            app_ns: opt(2),
+            acked_ns: opt(3),
+        }
+    }
+}
+
 /// A run's spilled rows: shared by its flows' sinks while it runs, read once it is over.
 #[derive(Clone)]
 pub struct WriteSpill(Arc<Mutex<Spill>>);
 
 struct Spill {
-    file: Option<File>,
-    len: u64,
-    /// Per flow, its chunks in order: (file offset, rows).
-    chunks: Vec<Vec<(u64, u32)>>,
+    /// Being written (the run goes on), then finished ([`WriteSpill::finish`]).
+    log: Log,
+    /// Per flow, its chunks in order: (first record, rows).
+    chunks: Vec<Vec<(u64, usize)>>,
     rows_per_chunk: usize,
-    error: Option<io::Error>,
+}
+
+enum Log {
+    Writing(SpillLog<WriteRow>),
+    Finished(SpilledLog<WriteRow>),
+    Failed(String),
 }
 
 impl std::fmt::Debug for WriteSpill {
@@ -51,11 +92,9 @@ impl WriteSpill {
     /// An empty spill for a run of `flows` flows (the file is created with the first chunk).
     pub fn new(flows: usize) -> Self {
         WriteSpill(Arc::new(Mutex::new(Spill {
-            file: None,
-            len: 0,
+            log: Log::Writing(SpillLog::default()),
             chunks: vec![Vec::new(); flows],
             rows_per_chunk: (BUFFERED_ROWS / flows.max(1)).clamp(MIN_CHUNK, MAX_CHUNK),
-            error: None,
         })))
     }
 
@@ -68,83 +107,57 @@ impl WriteSpill {
         let mut buffer = FlowBuffer {
             spill: self.clone(),
             flow,
-            encoded: Vec::new(),
-            rows: 0,
+            rows: Vec::new(),
             rows_per_chunk: self.lock().rows_per_chunk,
         };
-        Box::new(move |w: &WriteRecord| buffer.push(&WriteRow::from_record(w)))
+        Box::new(move |w: &WriteRecord| buffer.push(WriteRow::from_record(w)))
     }
 
     /// Rows spilled, over every flow.
     pub fn rows(&self) -> u64 {
         let s = self.lock();
-        s.chunks.iter().flatten().map(|c| u64::from(c.1)).sum()
+        s.chunks.iter().flatten().map(|c| c.1 as u64).sum()
     }
 
-    /// Rows of flow `flow`.
-    pub fn flow_rows(&self, flow: usize) -> u64 {
-        let s = self.lock();
-        s.chunks
-            .get(flow)
-            .map_or(0, |c| c.iter().map(|c| u64::from(c.1)).sum())
-    }
-
-    /// The first error writing the file, if any (the run reports it).
-    pub fn check(&self) -> Result<()> {
-        match &self.lock().error {
-            Some(e) => Err(anyhow!(
+    /// The run is over (every sink dropped): the file is complete, or the first error writing
+    /// it is returned.
+    pub fn finish(&self) -> Result<()> {
+        let mut s = self.lock();
+        let log = std::mem::replace(&mut s.log, Log::Failed(String::new()));
+        s.log = match log {
+            Log::Writing(log) => match log.finish() {
+                Ok(done) => Log::Finished(done),
+                Err(e) => Log::Failed(e.to_string()),
+            },
+            other => other,
+        };
+        match &s.log {
+            Log::Failed(e) => Err(anyhow!(
                 "spilling the per-write rows to a temporary file: {e}"
             )),
-            None => Ok(()),
+            _ => Ok(()),
         }
     }
 
-    /// Flow `flow`'s rows in write order, a chunk at a time, to `each`.
+    /// Flow `flow`'s rows in write order, a chunk at a time, to `each` (once finished).
     pub fn for_each_chunk(
         &self,
         flow: usize,
         mut each: impl FnMut(&[WriteRow]) -> Result<()>,
     ) -> Result<()> {
         let s = self.lock();
-        let Some(chunks) = s.chunks.get(flow) else {
-            return Ok(());
+        let Log::Finished(log) = &s.log else {
+            return Err(anyhow!(
+                "the per-write rows were read before the run finished"
+            ));
         };
-        let mut bytes = Vec::new();
-        let mut rows = Vec::new();
-        for &(offset, n) in chunks {
-            let file = s.file.as_ref().context("the spill file is missing")?;
-            bytes.resize(n as usize * ROW, 0);
-            file.read_exact_at(&mut bytes, offset)
+        for &(first, n) in s.chunks.get(flow).into_iter().flatten() {
+            let rows = log
+                .range(first, n)
                 .context("reading back the spilled per-write rows")?;
-            rows.clear();
-            rows.extend(bytes.chunks_exact(ROW).map(decode));
             each(&rows)?;
         }
         Ok(())
-    }
-}
-
-impl Spill {
-    fn append(&mut self, flow: usize, encoded: &[u8], rows: usize) {
-        if self.error.is_some() || rows == 0 {
-            return;
-        }
-        if self.file.is_none() {
-            match tempfile::tempfile() {
-                Ok(f) => self.file = Some(f),
-                Err(e) => return self.error = Some(e),
-            }
-        }
-        let file = self.file.as_mut().expect("created above");
-        match file.write_all(encoded) {
-            Ok(()) => {
-                if let Some(c) = self.chunks.get_mut(flow) {
-                    c.push((self.len, rows as u32));
-                }
-                self.len += encoded.len() as u64;
-            }
-            Err(e) => self.error = Some(e),
-        }
     }
 }
 
@@ -152,60 +165,38 @@ impl Spill {
 struct FlowBuffer {
     spill: WriteSpill,
     flow: usize,
-    encoded: Vec<u8>,
-    rows: usize,
+    rows: Vec<WriteRow>,
     rows_per_chunk: usize,
 }
 
 impl FlowBuffer {
-    fn push(&mut self, row: &WriteRow) {
-        encode(row, &mut self.encoded);
-        self.rows += 1;
-        if self.rows == self.rows_per_chunk {
+    fn push(&mut self, row: WriteRow) {
+        self.rows.push(row);
+        if self.rows.len() == self.rows_per_chunk {
             self.flush();
         }
     }
 
     fn flush(&mut self) {
-        self.spill
-            .lock()
-            .append(self.flow, &self.encoded, self.rows);
-        self.encoded.clear();
-        self.rows = 0;
+        if self.rows.is_empty() {
+            return;
+        }
+        let mut s = self.spill.lock();
+        let Spill { log, chunks, .. } = &mut *s;
+        if let Log::Writing(log) = log {
+            let first = log.len();
+            self.rows.iter().for_each(|r| log.push(r));
+            if let Some(c) = chunks.get_mut(self.flow) {
+                c.push((first, self.rows.len()));
+            }
+        }
+        self.rows.clear();
     }
 }
 
 impl Drop for FlowBuffer {
     fn drop(&mut self) {
         self.flush();
-    }
-}
-
-fn encode(r: &WriteRow, out: &mut Vec<u8>) {
-    let opts = [r.first_send_ns, r.transport_ns, r.app_ns, r.acked_ns];
-    let flags = opts
-        .iter()
-        .enumerate()
-        .fold(0u64, |f, (i, o)| f | (u64::from(o.is_some()) << i));
-    out.extend_from_slice(&flags.to_le_bytes());
-    out.extend_from_slice(&r.write_ns.to_le_bytes());
-    out.extend_from_slice(&r.bytes.to_le_bytes());
-    for o in opts {
-        out.extend_from_slice(&o.unwrap_or(0).to_le_bytes());
-    }
-}
-
-fn decode(b: &[u8]) -> WriteRow {
-    let word = |i: usize| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"));
-    let flags = word(0);
-    let opt = |i: usize| (flags >> i & 1 == 1).then(|| word(3 + i));
-    WriteRow {
-        write_ns: word(1),
-        bytes: word(2),
-        first_send_ns: opt(0),
-        transport_ns: opt(1),
-        app_ns: opt(2),
-        acked_ns: opt(3),
     }
 }
 
@@ -243,7 +234,7 @@ mod tests {
                 }
             }
         } // the sinks flush as they drop
-        spill.check().unwrap();
+        spill.finish().unwrap();
         assert_eq!(spill.rows(), per_flow.iter().sum::<usize>() as u64);
         for (f, &n) in per_flow.iter().enumerate() {
             let mut got = Vec::new();
@@ -257,7 +248,13 @@ mod tests {
                 .map(|i| WriteRow::from_record(&record(i as u64 * 3 + f as u64)))
                 .collect();
             assert_eq!(got, want, "flow {f}");
-            assert_eq!(spill.flow_rows(f), n as u64);
         }
+    }
+
+    #[test]
+    fn rows_are_not_read_before_the_run_finished() {
+        let spill = WriteSpill::new(1);
+        spill.sink(0)(&record(1));
+        assert!(spill.for_each_chunk(0, |_| Ok(())).is_err());
     }
 }

@@ -156,6 +156,23 @@ impl<R: Record> SpilledLog<R> {
         })
     }
 
+    /// Records `first..first + n`, read from the file at once.
+    pub fn range(&self, first: u64, n: usize) -> io::Result<Vec<R>> {
+        if first.saturating_add(n as u64) > self.len {
+            return Err(io::Error::other(format!(
+                "records {first}..{} of a log of {}",
+                first.saturating_add(n as u64),
+                self.len
+            )));
+        }
+        let Some(file) = &self.file else {
+            return Ok(Vec::new());
+        };
+        let mut buf = vec![0u8; n * R::SIZE];
+        file.read_exact_at(&mut buf, first * R::SIZE as u64)?;
+        Ok(buf.chunks_exact(R::SIZE).map(R::decode).collect())
+    }
+
     /// Whether every record can be read back (counts them).
     pub fn check(&self) -> io::Result<()> {
         let n = self.iter().count() as u64;
@@ -189,6 +206,17 @@ mod tests {
                 u32::from_le_bytes(b[8..].try_into().unwrap()),
             )
         }
+    }
+
+    #[test]
+    fn a_range_reads_those_records() {
+        let log = collect((0..100u64).map(|i| Pair(i, i as u32))).unwrap();
+        assert_eq!(
+            log.range(40, 3).unwrap(),
+            vec![Pair(40, 40), Pair(41, 41), Pair(42, 42)]
+        );
+        assert!(log.range(99, 2).is_err());
+        assert!(log.range(100, 0).unwrap().is_empty());
     }
 
     #[test]

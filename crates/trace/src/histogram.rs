@@ -43,9 +43,8 @@ impl Eq for LatencyHistogram {}
 impl From<Vec<(u64, u64)>> for LatencyHistogram {
     fn from(mut pairs: Vec<(u64, u64)>) -> Self {
         pairs.retain(|&(_, n)| n > 0);
-        pairs.sort_unstable();
         let total = pairs.iter().map(|p| p.1).sum();
-        let entries = merge_runs(&[], pairs);
+        let entries = sorted_runs(&mut pairs);
         LatencyHistogram {
             sorted: entries.len(),
             entries,
