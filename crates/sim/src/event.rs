@@ -186,6 +186,30 @@ impl EventQueue {
         h[pos] = ev;
     }
 
+    /// The next event to pop.
+    #[inline]
+    pub fn peek(&self) -> Option<&Event> {
+        self.heap.first()
+    }
+
+    /// The event after the next one, as far as the heap knows now (the top's lesser child;
+    /// a lane's next event may come before it).
+    #[inline]
+    pub fn peek_second(&self) -> Option<&Event> {
+        match (self.heap.get(1), self.heap.get(2)) {
+            (Some(a), Some(b)) => Some(if key(b) < key(a) { b } else { a }),
+            (a, _) => a,
+        }
+    }
+
+    /// Calls `f` with the kinds of the heap's third level (four events that will come soon).
+    #[inline]
+    pub fn prefetch_third_level(&self, mut f: impl FnMut(EventKind)) {
+        for e in self.heap.iter().skip(3).take(4) {
+            f(e.kind);
+        }
+    }
+
     pub fn peek_time(&self) -> Option<u64> {
         self.heap.first().map(|e| e.time)
     }

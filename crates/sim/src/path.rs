@@ -136,6 +136,14 @@ impl Paths {
     }
 
     /// How many links a packet of `flow` crosses in direction `dir` (1 or 2).
+    /// Prefetches `flow`'s path (see `sim::prefetch`).
+    #[inline]
+    pub fn prefetch(&self, flow: usize) {
+        if let Some(p) = self.paths.get(flow) {
+            thinlab_tcp::prefetch::prefetch(p);
+        }
+    }
+
     pub fn hops(&self, flow: usize, dir: usize) -> usize {
         self.paths[flow].routes[dir].len as usize
     }

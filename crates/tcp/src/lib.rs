@@ -18,6 +18,7 @@ pub mod event;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod islost_index;
+pub mod prefetch;
 pub mod recovery;
 pub mod registry;
 pub mod rtt;

@@ -203,6 +203,12 @@ impl SendQueue {
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &SentSeg> + ExactSizeIterator {
         self.rtx.iter()
     }
+    /// Prefetches the queues' fronts ([`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch_buffers(&self) {
+        crate::prefetch::prefetch_front(&self.rtx);
+        crate::prefetch::prefetch_front(&self.unsent);
+    }
     /// Index of the first segment starting at or after `off` (the queue is sorted).
     pub fn index_from(&self, off: u64) -> usize {
         self.rtx.partition_point(|s| s.start < off)

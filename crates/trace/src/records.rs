@@ -201,6 +201,21 @@ pub struct FlowRecorder {
 const RETIRE_BATCH: usize = 32;
 
 impl FlowRecorder {
+    /// Prefetches the held writes an event will look at (the cursors'), for callers that run
+    /// many flows (`thinlab_tcp::prefetch`).
+    #[inline]
+    pub fn prefetch_buffers(&self) {
+        let w = &self.rec.writes;
+        for i in [self.next_transport, self.next_acked, self.next_first_send] {
+            if let Some(x) = w.get(i) {
+                thinlab_tcp::prefetch::prefetch(x);
+            }
+        }
+        if let Some(x) = w.last() {
+            thinlab_tcp::prefetch::prefetch(x);
+        }
+    }
+
     /// A recorder that keeps every write's record (`FlowRecords::writes` holds them all).
     pub fn new() -> Self {
         Self::default()

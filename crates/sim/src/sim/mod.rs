@@ -19,6 +19,7 @@
 //!   died), or at the drain bound [`drain_bound`] after `duration`.
 
 mod net;
+mod prefetch;
 mod window_trace;
 
 use crate::app::Source;
@@ -247,6 +248,8 @@ struct Sim<'a> {
     capture: Option<Box<RunCapture>>,
     /// Stop after the events of this time ([`run_traced`]: its windows are over).
     stop_after: Option<u64>,
+    /// Prefetch the next event's state (many flows: their state exceeds the caches).
+    prefetch: bool,
 }
 
 impl<'a> Sim<'a> {
@@ -297,6 +300,7 @@ impl<'a> Sim<'a> {
             stop,
             capture: None,
             stop_after: None,
+            prefetch: prefetch::worth_it(s.flows.len()),
         }
     }
 
@@ -328,6 +332,9 @@ impl<'a> Sim<'a> {
             }
             now = ev.time;
             events += 1;
+            if self.prefetch {
+                self.prefetch_next();
+            }
             if now >= next_progress {
                 on_progress(Duration::from_nanos(now));
                 next_progress = (now / NS_PER_SEC + 1) * NS_PER_SEC;

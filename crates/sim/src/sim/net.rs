@@ -16,6 +16,8 @@ struct Packet {
     flow: u32,
     dir: u8,
     hop: u8,
+    /// How many links the packet's route has.
+    hops: u8,
     len: u32,
 }
 
@@ -52,6 +54,7 @@ impl Net {
             flow,
             dir: dir as u8,
             hop: 0,
+            hops: self.paths.hops(flow as usize, dir) as u8,
             len,
         };
         let idx = match self.free.pop() {
@@ -88,7 +91,7 @@ impl Net {
     pub fn arrive(&mut self, now: u64, idx: u32, q: &mut EventQueue) -> Option<Delivery> {
         let p = self.packets.get_mut(idx as usize)?;
         p.hop += 1;
-        if (p.hop as usize) < self.paths.hops(p.flow as usize, p.dir as usize) {
+        if p.hop < p.hops {
             self.enter(now, idx, q);
             None
         } else {
@@ -100,6 +103,27 @@ impl Net {
             self.free.push(idx);
             Some(d)
         }
+    }
+
+    /// The flow and direction of packet `idx`, and whether its current link is its last.
+    #[inline]
+    pub fn peek_packet(&self, idx: u32) -> Option<(usize, usize, bool)> {
+        let p = self.packets.get(idx as usize)?;
+        Some((p.flow as usize, p.dir as usize, p.hop + 1 >= p.hops))
+    }
+
+    /// Prefetches packet `idx`.
+    #[inline]
+    pub fn prefetch_packet(&self, idx: u32) {
+        if let Some(p) = self.packets.get(idx as usize) {
+            thinlab_tcp::prefetch::prefetch(p);
+        }
+    }
+
+    /// Prefetches `flow`'s path state (routes, loss and jitter streams).
+    #[inline]
+    pub fn prefetch_path(&self, flow: usize) {
+        self.paths.prefetch(flow);
     }
 
     /// (dropped by loss, dropped by queue) for `flow`.

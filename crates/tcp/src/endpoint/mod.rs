@@ -326,9 +326,26 @@ impl Endpoint {
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.timers.next()
     }
+    /// Prefetches the heap storage the next segment or timer will touch (its queues' fronts and
+    /// the trace-event buffer), for callers that run many endpoints ([`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch_buffers(&self) {
+        let (a, _) = self.events.as_slices();
+        crate::prefetch::prefetch_bytes(
+            a.as_ptr(),
+            self.events.capacity().min(4) * std::mem::size_of::<Event>(),
+        );
+        self.snd.prefetch_buffers();
+        self.rcv.prefetch_buffers();
+    }
     /// Next trace event, if any.
     pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
+        let ev = self.events.pop_front();
+        if self.events.is_empty() {
+            // Restarts the ring at its first slot, the one `prefetch_buffers` fetches.
+            self.events.clear();
+        }
+        ev
     }
     pub fn state(&self) -> State {
         self.state

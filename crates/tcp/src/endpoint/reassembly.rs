@@ -44,6 +44,12 @@ pub struct Reassembly {
 }
 
 impl Reassembly {
+    /// Prefetches the readable queue's front ([`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch_buffers(&self) {
+        crate::prefetch::prefetch_front(&self.readable);
+    }
+
     pub fn new() -> Self {
         Self::default()
     }

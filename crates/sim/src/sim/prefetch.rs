@@ -1,0 +1,142 @@
+//! Software prefetch of the next events' state, for runs whose flows' state does not fit in
+//! the last-level cache (thousands of flows), where nearly every event otherwise stalls on
+//! one cache miss after another (docs/performance.md, "Prefetching the next events").
+//!
+//! Two stages: while an event runs, the inline state (endpoint, recorder, path, the flow's
+//! scalars) of the event after the next is fetched, and the heap storage (queue fronts, the
+//! recorder's held writes) of the next one, whose inline state is by then in the caches
+//! enough to read the pointers; the packets of the heap's third level are fetched too.
+//! A prefetch changes no result. It costs ~20 % on runs whose state fits in the cache, so it
+//! is on only when the flows' state is estimated to exceed the last-level cache.
+
+use super::{Sim, FORWARD};
+use crate::event::EventKind;
+use thinlab_tcp::prefetch::prefetch;
+
+/// A flow's state, roughly (the scaling benchmark measures 20–25 KB per thin stream).
+const BYTES_PER_FLOW: u64 = 24 * 1024;
+
+/// The last-level cache assumed when the system does not say.
+const DEFAULT_LLC_BYTES: u64 = 32 << 20;
+
+/// Whether `flows` flows' state is larger than the last-level cache. `THINLAB_PREFETCH=on` or
+/// `off` overrides the estimate (for measuring).
+pub(super) fn worth_it(flows: usize) -> bool {
+    match std::env::var("THINLAB_PREFETCH").as_deref() {
+        Ok("on") => true,
+        Ok("off") => false,
+        _ => flows as u64 * BYTES_PER_FLOW > last_level_cache_bytes(),
+    }
+}
+
+/// The largest data or unified cache of CPU 0 (Linux sysfs), or `DEFAULT_LLC_BYTES`.
+fn last_level_cache_bytes() -> u64 {
+    let sizes = (0..8).filter_map(|i| {
+        let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+        let kind = std::fs::read_to_string(format!("{dir}/type")).ok()?;
+        if kind.trim() == "Instruction" {
+            return None;
+        }
+        parse_size(&std::fs::read_to_string(format!("{dir}/size")).ok()?)
+    });
+    sizes.max().unwrap_or(DEFAULT_LLC_BYTES)
+}
+
+/// `"32768K"`, `"2M"` or `"512"` in bytes.
+fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mult) = match s.as_bytes().last()? {
+        b'K' => (&s[..s.len() - 1], 1 << 10),
+        b'M' => (&s[..s.len() - 1], 1 << 20),
+        b'G' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    num.parse::<u64>().ok().map(|n| n * mult)
+}
+
+impl Sim<'_> {
+    /// Prefetches what the next events will touch (the module's two stages).
+    #[inline]
+    pub(super) fn prefetch_next(&self) {
+        if let Some(ev) = self.q.peek_second() {
+            self.prefetch_state(ev.kind);
+        }
+        if let Some(ev) = self.q.peek() {
+            self.prefetch_state(ev.kind);
+            if let Some((f, Some(side))) = self.target(ev.kind) {
+                let fl = &self.flows[f];
+                if let Some(ep) = &fl.eps[side] {
+                    ep.prefetch_buffers();
+                }
+                fl.recorder.prefetch_buffers();
+            }
+        }
+        self.q.prefetch_third_level(|kind| {
+            if let EventKind::Arrive { packet } = kind {
+                self.net.prefetch_packet(packet);
+            }
+        });
+    }
+
+    /// Prefetches the inline state an event will touch: its flow's path, scalars and, when
+    /// it runs an endpoint, that endpoint and the recorder.
+    #[inline]
+    fn prefetch_state(&self, kind: EventKind) {
+        if let Some((f, side)) = self.target(kind) {
+            let fl = &self.flows[f];
+            self.net.prefetch_path(f);
+            prefetch(&fl.sender);
+            prefetch(&fl.source_started);
+            if let Some(side) = side {
+                prefetch(&fl.eps[side]);
+                prefetch(&fl.recorder);
+                prefetch(&fl.timers[side]);
+            }
+        }
+    }
+
+    /// The flow an event concerns and, when it runs one, the endpoint's side.
+    #[inline]
+    fn target(&self, kind: EventKind) -> Option<(usize, Option<usize>)> {
+        match kind {
+            EventKind::Arrive { packet } => {
+                let (f, dir, last) = self.net.peek_packet(packet)?;
+                let side = if dir == FORWARD { 1 } else { 0 };
+                Some((f, last.then_some(side)))
+            }
+            EventKind::Timer { endpoint, .. } => {
+                Some((endpoint as usize / 2, Some(endpoint as usize % 2)))
+            }
+            EventKind::AppTick { flow } => {
+                let f = flow as usize;
+                Some((f, Some(self.flows[f].sender)))
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_sizes_parse() {
+        assert_eq!(parse_size("32768K\n"), Some(32 << 20));
+        assert_eq!(parse_size("2M"), Some(2 << 20));
+        assert_eq!(parse_size("512"), Some(512));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_size(""), None);
+    }
+
+    #[test]
+    fn on_only_beyond_the_cache() {
+        if std::env::var_os("THINLAB_PREFETCH").is_some() {
+            return;
+        }
+        let llc = last_level_cache_bytes();
+        assert!(!worth_it(1));
+        assert!(!worth_it((llc / BYTES_PER_FLOW) as usize));
+        assert!(worth_it((llc / BYTES_PER_FLOW) as usize + 1));
+    }
+}
