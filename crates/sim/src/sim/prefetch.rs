@@ -87,6 +87,7 @@ impl Sim<'_> {
             self.net.prefetch_path(f);
             prefetch(&fl.sender);
             prefetch(&fl.source_started);
+            prefetch(&fl.source);
             if let Some(side) = side {
                 prefetch(&fl.eps[side]);
                 prefetch(&fl.recorder);
