@@ -138,7 +138,7 @@ impl LatencyHistogram {
 
 /// `pairs` (`(value, count)`, any order) sorted and run-length encoded (sorted in place).
 fn sorted_runs(pairs: &mut [(u64, u64)]) -> Vec<(u64, u64)> {
-    pairs.sort_unstable();
+    pairs.sort_unstable_by_key(|p| p.0);
     let mut out: Vec<(u64, u64)> = Vec::new();
     for &(v, c) in pairs.iter() {
         match out.last_mut() {
