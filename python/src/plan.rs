@@ -156,7 +156,7 @@ impl Plan {
     }
 
     /// Runs the jobs numbered `indices` (all when None) on `threads` threads (default: the
-    /// cores), keeping every write's milestones if `keep_writes`, unless the memory estimate
+    /// cores), keeping every write's milestones in a temporary file if `keep_writes`, unless the memory estimate
     /// says they cannot fit (`force` runs anyway). `progress(runs_done, runs, fraction)` is
     /// called about ten times a second. Returns the finished runs and whether Ctrl-C stopped
     /// the command early.
@@ -190,7 +190,8 @@ impl Plan {
             }
         };
         for j in &mut selected {
-            j.keep_writes = keep_writes;
+            // kept in a temporary file, not in memory (`RunSet::to_bytes` reads them back)
+            j.spill_writes = keep_writes;
         }
         let threads = thinlab_cli::run::threads(threads, selected.len());
         if !force {

@@ -2,9 +2,10 @@
 //!
 //! `RunSet`: runs as they come out of `Plan.run`, serializable to bytes (JSON whose numbers
 //! read back bit for bit) so that a Ray worker or a campaign's store hands them over exactly.
-//! `Tables`: the runs of one plan as the CLI's results — `runs.csv`'s rows, the per-write rows
-//! and `latency_cdf.csv` as Arrow IPC streams, `summary.json`'s text, and the whole result
-//! folder written exactly as `thinlab run` writes it.
+//! `Tables`: the runs of one plan as the CLI's results — `runs.csv`'s rows and
+//! `latency_cdf.csv` as Arrow IPC streams, the per-write rows as an Arrow IPC file,
+//! `summary.json`'s text, and the whole result folder written exactly as `thinlab run` writes
+//! it.
 
 use crate::errors::{bad_input, to_py};
 use crate::plan::PlanData;
@@ -25,7 +26,14 @@ pub struct RunSet {
 impl RunSet {
     /// The runs as bytes ([`RunSet::from_bytes`] reads them back exactly).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = serde_json::to_vec(&self.runs)
+        // spilled per-write rows travel in the bytes (the spill file is this process's)
+        let runs = self
+            .runs
+            .iter()
+            .map(RunOutput::with_writes_in_memory)
+            .collect::<anyhow::Result<Vec<_>>>()
+            .map_err(to_py)?;
+        let bytes = serde_json::to_vec(&runs)
             .map_err(|e| to_py(anyhow::anyhow!("serializing runs: {e}")))?;
         Ok(PyBytes::new(py, &bytes))
     }
@@ -129,9 +137,15 @@ impl Tables {
         ipc(py, thinlab_cli::tables::runs_batch(&self.results()))
     }
 
-    /// One row per write of the runs that kept their writes, as an Arrow IPC stream.
-    fn writes_ipc<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        ipc(py, thinlab_cli::tables::writes_batch(&self.results()))
+    /// One row per write of the runs that kept their writes into the uncompressed Arrow IPC
+    /// file `path`, a batch at a time (no memory per write); returns the rows written.
+    fn write_writes(&self, py: Python<'_>, path: PathBuf) -> PyResult<u64> {
+        let results = self.results();
+        py.detach(|| {
+            use thinlab_cli::tables::{write_writes_ipc_file, IPC_FILE_BATCH_ROWS};
+            write_writes_ipc_file(&results, &path, IPC_FILE_BATCH_ROWS)
+        })
+        .map_err(to_py)
     }
 
     /// `latency_cdf.csv`'s rows, as an Arrow IPC stream.

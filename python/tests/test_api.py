@@ -65,6 +65,24 @@ def test_writes_agree_with_the_metrics(small_scenario):
     assert w["write_time_ms"].is_sorted() is False or len(w) > 0
 
 
+def test_writes_travel_in_a_runsets_bytes(small_scenario):
+    # Runs keep their writes in a temporary file of their process; a run handed to another
+    # process (a Ray task's result, a campaign's store) must carry them in its bytes.
+    from thinlab import _native
+    from thinlab.api import execute, load_plan
+    from thinlab.results import Results
+
+    plan = load_plan(small_scenario)
+    runs = execute(plan, writes=True, progress=False)
+    again = _native.RunSet.from_bytes(runs.to_bytes())
+    n = len(plan.jobs())
+    here = Results._of_tables(plan.tables([runs], True), n).writes
+    there = Results._of_tables(plan.tables([again], True), n).writes
+    assert len(here) > 100
+    assert here.equals(there)
+    assert here.equals(thinlab.run(small_scenario, progress=False).writes)
+
+
 def test_scenario_as_path_text_or_dict_gives_the_same_results(small_scenario):
     import tomllib
 

@@ -136,7 +136,8 @@ def run(
                  reads it); `sweep.KEY` replaces one sweep axis
     repetitions  overrides the scenario's `repetitions` (seeds seed, seed+1, …)
     jobs         runs in parallel on this machine (default: the cores)
-    writes       keep every write's milestones for `Results.writes` (memory grows with writes)
+    writes       keep every write's milestones for `Results.writes` (in a temporary file while
+                 the runs go, then in a file polars maps: no memory per write in thinlab)
     engine       "local" (threads) or "ray" (tasks on a Ray cluster: `ray_address`, else the
                  local one or a new one; `batch_size` runs per task)
     progress     a progress bar (terminal or notebook)

@@ -1,20 +1,43 @@
 """`Results`: a run's or a capture's results as polars DataFrames.
 
 The tables arrive from Rust as Arrow IPC streams (whole columns) and are read by polars without
-converting row by row; `DataFrame.to_pandas()` gives pandas frames.
+converting row by row; `DataFrame.to_pandas()` gives pandas frames. The per-write rows of a run
+(one per application write: they grow with simulated time) never sit in memory whole: the runs
+kept them in a temporary file, Rust writes them to an uncompressed Arrow IPC file a batch at a
+time, and that file is mapped instead of read, so the frame's columns are pages of a file that
+the operating system can drop and read again.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.ipc
 
 
 def _frame(ipc: bytes) -> pl.DataFrame:
     return pl.read_ipc_stream(ipc)
+
+
+def _mapped_writes(tables: Any) -> pl.DataFrame:
+    """The per-write rows, written by Rust to an Arrow IPC file that is mapped, not read (see
+    the module's documentation): pyarrow maps it and polars takes its columns without copying
+    them. The file's directory is removed at once: on POSIX systems a mapping keeps its file's
+    data until the frame is gone."""
+    tmp = tempfile.mkdtemp(prefix="thinlab-writes-")
+    try:
+        path = Path(tmp) / "writes.arrow"
+        tables.write_writes(str(path))
+        table = pa.ipc.open_file(pa.memory_map(str(path))).read_all()
+        return pl.from_arrow(table, rechunk=False)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 class Results:
@@ -50,7 +73,7 @@ class Results:
     def _of_tables(cls, tables: Any, planned: int) -> "Results":
         return cls(
             runs=lambda: _frame(tables.runs_ipc()),
-            writes=lambda: _frame(tables.writes_ipc()),
+            writes=lambda: _mapped_writes(tables),
             cdf=lambda: _frame(tables.cdf_ipc()),
             summary=lambda: json.loads(tables.summary_json()),
             tables=tables,

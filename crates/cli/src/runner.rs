@@ -268,6 +268,26 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
     })
 }
 
+impl RunOutput {
+    /// The same run with its spilled per-write rows ([`RunOutput::write_spill`]) read into
+    /// [`FlowOutput::writes`], for handing the run to another process (the spill file is this
+    /// process's). A run without a spill is returned as it is.
+    pub fn with_writes_in_memory(&self) -> Result<RunOutput> {
+        let mut run = self.clone();
+        if let Some(spill) = run.write_spill.take() {
+            for (flow, f) in run.flows.iter_mut().enumerate() {
+                let mut rows = Vec::new();
+                spill.for_each_chunk(flow, |chunk| {
+                    rows.extend_from_slice(chunk);
+                    Ok(())
+                })?;
+                f.writes = Some(rows);
+            }
+        }
+        Ok(run)
+    }
+}
+
 /// A flow's results from its delivery records, the same for every backend.
 pub fn flow_output(
     name: &str,

@@ -327,6 +327,74 @@ pub fn cdf_batch(lines: &[CdfLine]) -> Result<RecordBatch> {
 }
 
 /// `batch` as an Arrow IPC stream.
+/// Rows gathered into one record batch of an Arrow IPC file ([`write_writes_ipc_file`]), so that
+/// a reader gets few large chunks while the writer holds at most about this many rows.
+pub const IPC_FILE_BATCH_ROWS: usize = 1 << 16;
+
+/// The rows of [`writes_batch`] into the Arrow IPC file `path` (uncompressed, so that a reader
+/// can map it instead of reading it: polars' `read_ipc(memory_map=True)`), a batch at a time;
+/// runs that spilled their rows are read back a chunk at a time, and gathered into batches of
+/// at least `batch_rows` rows (but the last; [`IPC_FILE_BATCH_ROWS`]). Returns the rows written.
+pub fn write_writes_ipc_file(
+    results: &Results,
+    path: &std::path::Path,
+    batch_rows: usize,
+) -> Result<u64> {
+    let file =
+        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut out = IpcFile {
+        file: Some(std::io::BufWriter::new(file)),
+        writer: None,
+        pending: Vec::new(),
+        pending_rows: 0,
+        rows: 0,
+    };
+    let path_text = path.display().to_string();
+    let context = |what: &str| format!("{what} {path_text}");
+    for_each_writes_batch(results, |b| {
+        out.pending_rows += b.num_rows();
+        out.pending.push(b);
+        if out.pending_rows >= batch_rows {
+            out.flush().with_context(|| context("writing"))?;
+        }
+        Ok(())
+    })?;
+    out.flush().with_context(|| context("writing"))?;
+    let mut w = out.writer.take().context("no batch of writes")?;
+    w.finish().with_context(|| context("ending"))?;
+    Ok(out.rows)
+}
+
+/// An Arrow IPC file being written from gathered batches.
+struct IpcFile {
+    /// The file until the writer (created with the first batch's schema) takes it.
+    file: Option<std::io::BufWriter<std::fs::File>>,
+    writer: Option<arrow_ipc::writer::FileWriter<std::io::BufWriter<std::fs::File>>>,
+    pending: Vec<RecordBatch>,
+    pending_rows: usize,
+    rows: u64,
+}
+
+impl IpcFile {
+    fn flush(&mut self) -> Result<()> {
+        let Some(first) = self.pending.first() else {
+            return Ok(());
+        };
+        let schema = first.schema();
+        let batch = arrow_select::concat::concat_batches(&schema, self.pending.iter())?;
+        self.pending.clear();
+        self.pending_rows = 0;
+        if self.writer.is_none() {
+            let file = self.file.take().context("the file is gone")?;
+            self.writer = Some(arrow_ipc::writer::FileWriter::try_new(file, &schema)?);
+        }
+        let w = self.writer.as_mut().context("no writer")?;
+        w.write(&batch)?;
+        self.rows += batch.num_rows() as u64;
+        Ok(())
+    }
+}
+
 pub fn ipc_bytes(batch: &RecordBatch) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema())

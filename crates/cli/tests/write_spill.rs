@@ -8,7 +8,7 @@ use thinlab_cli::output::Results;
 use thinlab_cli::progress::Progress;
 use thinlab_cli::run::prepare;
 use thinlab_cli::runner::{jobs, run_all, RunOutput};
-use thinlab_cli::tables::writes_batch;
+use thinlab_cli::tables::{write_writes_ipc_file, writes_batch};
 
 const SCENARIO: &str = r#"
 name = "spill"
@@ -74,6 +74,48 @@ fn capturing_runs_keep_every_row_too() {
     check(&p_mem, &mem, &p_spill, &spilled);
     let (p_plain, plain) = run(true, None);
     check(&p_plain, &plain, &p_spill, &spilled);
+}
+
+#[test]
+fn spilled_rows_read_back_for_another_process_and_into_an_ipc_file() {
+    // The Python API spills too: a run handed to another process (Ray, a campaign's store)
+    // carries its rows in memory, and `Results.writes` maps an Arrow IPC file of them.
+    let (p_mem, mem) = run(false, None);
+    let (p_spill, spilled) = run(true, None);
+    let in_memory: Vec<RunOutput> = spilled
+        .iter()
+        .map(|r| r.with_writes_in_memory().unwrap())
+        .collect();
+    assert!(in_memory.iter().all(|r| r.write_spill.is_none()));
+    for (a, b) in in_memory.iter().zip(&mem) {
+        let writes = |r: &RunOutput| r.flows.iter().map(|f| f.writes.clone()).collect::<Vec<_>>();
+        assert!(writes(a).iter().all(Option::is_some));
+        assert_eq!(writes(a), writes(b));
+    }
+    check(&p_mem, &mem, &p_spill, &spilled);
+
+    let results = Results {
+        scenario: &p_spill.name,
+        overrides: &[],
+        configs: &p_spill.configs,
+        runs: &spilled,
+        complete: true,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("writes.arrow");
+    // small batches, so that several are gathered and several written
+    let rows = write_writes_ipc_file(&results, &path, 5_000).unwrap();
+    let reader =
+        arrow_ipc::reader::FileReader::try_new(std::fs::File::open(&path).unwrap(), None).unwrap();
+    let batches: Vec<_> = reader.map(|b| b.unwrap()).collect();
+    assert!(batches.len() > 2, "too few batches: {}", batches.len());
+    assert!(batches[..batches.len() - 1]
+        .iter()
+        .all(|b| b.num_rows() >= 5_000));
+    let read = arrow_select::concat::concat_batches(&batches[0].schema(), &batches).unwrap();
+    let want = writes_batch(&results).unwrap();
+    assert_eq!(rows, want.num_rows() as u64);
+    assert_eq!(read, want);
 }
 
 fn check(
