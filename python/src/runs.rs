@@ -27,13 +27,19 @@ impl RunSet {
     /// The runs as bytes ([`RunSet::from_bytes`] reads them back exactly).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         // spilled per-write rows travel in the bytes (the spill file is this process's)
-        let runs = self
-            .runs
-            .iter()
-            .map(RunOutput::with_writes_in_memory)
-            .collect::<anyhow::Result<Vec<_>>>()
-            .map_err(to_py)?;
-        let bytes = serde_json::to_vec(&runs)
+        let spilled: Vec<RunOutput>;
+        let runs = if self.runs.iter().any(|r| r.write_spill.is_some()) {
+            spilled = self
+                .runs
+                .iter()
+                .map(RunOutput::with_writes_in_memory)
+                .collect::<anyhow::Result<_>>()
+                .map_err(to_py)?;
+            &spilled
+        } else {
+            &self.runs
+        };
+        let bytes = serde_json::to_vec(runs)
             .map_err(|e| to_py(anyhow::anyhow!("serializing runs: {e}")))?;
         Ok(PyBytes::new(py, &bytes))
     }

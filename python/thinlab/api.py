@@ -137,7 +137,7 @@ def run(
     repetitions  overrides the scenario's `repetitions` (seeds seed, seed+1, …)
     jobs         runs in parallel on this machine (default: the cores)
     writes       keep every write's milestones for `Results.writes` (in a temporary file while
-                 the runs go, then in a file polars maps: no memory per write in thinlab)
+                 the runs go; the frame maps a file: docs/python.md)
     engine       "local" (threads) or "ray" (tasks on a Ray cluster: `ray_address`, else the
                  local one or a new one; `batch_size` runs per task)
     progress     a progress bar (terminal or notebook)

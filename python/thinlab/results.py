@@ -4,8 +4,8 @@ The tables arrive from Rust as Arrow IPC streams (whole columns) and are read by
 converting row by row; `DataFrame.to_pandas()` gives pandas frames. The per-write rows of a run
 (one per application write: they grow with simulated time) never sit in memory whole: the runs
 kept them in a temporary file, Rust writes them to an uncompressed Arrow IPC file a batch at a
-time, and that file is mapped instead of read, so the frame's columns are pages of a file that
-the operating system can drop and read again.
+time, and that file is mapped instead of read, so the frame's number columns are pages of a file
+that the operating system can drop and read again (polars copies the text columns).
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.ipc
 
 
 def _frame(ipc: bytes) -> pl.DataFrame:
@@ -30,6 +28,9 @@ def _mapped_writes(tables: Any) -> pl.DataFrame:
     the module's documentation): pyarrow maps it and polars takes its columns without copying
     them. The file's directory is removed at once: on POSIX systems a mapping keeps its file's
     data until the frame is gone."""
+    import pyarrow as pa
+    import pyarrow.ipc  # noqa: F401  (pa.ipc)
+
     tmp = tempfile.mkdtemp(prefix="thinlab-writes-")
     try:
         path = Path(tmp) / "writes.arrow"

@@ -6,7 +6,7 @@ use crate::progress::Progress;
 use crate::report_html::write_series::Sequence;
 use crate::sim::{self, Scenario};
 use crate::write_rows::WriteRow;
-use crate::write_spill::WriteSpill;
+use crate::write_spill::{WriteSpill, WriteStore};
 use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -115,6 +115,7 @@ pub fn run_all(
         .context("starting the worker threads")?;
     // After Ctrl-C no new run starts; the finished ones are returned (fewer than `jobs`).
     let worst = WorstSequences::default();
+    let store = WriteStore::default();
     let mut runs: Vec<Option<RunOutput>> = pool.install(|| {
         jobs.par_iter()
             .enumerate()
@@ -122,7 +123,7 @@ pub fn run_all(
                 if crate::interrupt::interrupted() {
                     return Ok(None);
                 }
-                let mut out = run_one(&scenarios[job.config], job, progress)?;
+                let mut out = run_one(&scenarios[job.config], job, progress, &store)?;
                 worst.offer(index, &mut out);
                 Ok(Some(out))
             })
@@ -185,7 +186,13 @@ impl WorstSequences {
     }
 }
 
-fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOutput> {
+/// One run; its spilled rows, if any, go to `store` when it ends.
+fn run_one(
+    scenario: &Scenario,
+    job: &Job,
+    progress: &Progress,
+    store: &WriteStore,
+) -> Result<RunOutput> {
     let mut tracker = progress.run(scenario.duration);
     #[allow(clippy::disallowed_methods)] // timing.json reports the simulate-only wall time
     let started = std::time::Instant::now();
@@ -225,7 +232,7 @@ fn run_one(scenario: &Scenario, job: &Job, progress: &Progress) -> Result<RunOut
     .with_context(|| format!("run with seed {} (repetition {})", job.seed, job.repetition))?;
     let sim_wall_s = started.elapsed().as_secs_f64();
     if let Some(s) = &spill {
-        s.finish()?;
+        s.finish(store)?;
     }
     tracker.done();
     let flows = result

@@ -326,13 +326,12 @@ pub fn cdf_batch(lines: &[CdfLine]) -> Result<RecordBatch> {
     cols.batch()
 }
 
-/// `batch` as an Arrow IPC stream.
 /// Rows gathered into one record batch of an Arrow IPC file ([`write_writes_ipc_file`]), so that
 /// a reader gets few large chunks while the writer holds at most about this many rows.
 pub const IPC_FILE_BATCH_ROWS: usize = 1 << 16;
 
 /// The rows of [`writes_batch`] into the Arrow IPC file `path` (uncompressed, so that a reader
-/// can map it instead of reading it: polars' `read_ipc(memory_map=True)`), a batch at a time;
+/// can map it instead of reading it: pyarrow's `memory_map`), a batch at a time;
 /// runs that spilled their rows are read back a chunk at a time, and gathered into batches of
 /// at least `batch_rows` rows (but the last; [`IPC_FILE_BATCH_ROWS`]). Returns the rows written.
 pub fn write_writes_ipc_file(
@@ -395,6 +394,7 @@ impl IpcFile {
     }
 }
 
+/// `batch` as an Arrow IPC stream.
 pub fn ipc_bytes(batch: &RecordBatch) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema())

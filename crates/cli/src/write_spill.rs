@@ -1,15 +1,17 @@
 //! Per-write rows spilled to a temporary file while a run goes (`thinlab run --format
-//! parquet`), so that `writes.parquet` costs no memory per write: each flow collects its rows
-//! (handed over by its recorder as writes are retired, `thinlab_trace::FlowRecorder::with_sink`)
-//! in a small buffer and appends it to the run's log as a chunk when full; an index of the
-//! chunks gives each flow's rows back in order. The log is the emulator's spill log
-//! (`thinlab_emu::spill`: an anonymous temporary file of fixed-size records, removed by the
-//! operating system when dropped).
+//! parquet`, the Python API's `writes=True`), so that they cost no memory per write: each flow
+//! collects its rows (handed over by its recorder as writes are retired,
+//! `thinlab_trace::FlowRecorder::with_sink`) in a small buffer and appends it to the run's log
+//! as a chunk when full; an index of the chunks gives each flow's rows back in order. The log
+//! is the emulator's spill log (`thinlab_emu::spill`: an anonymous temporary file of fixed-size
+//! records, removed by the operating system when dropped). When the run ends its log is moved
+//! into the [`WriteStore`] its batch of runs shares, so that thousands of finished runs hold
+//! one open file, not one each.
 
 use crate::write_rows::WriteRow;
 use anyhow::{anyhow, Context, Result};
 use std::sync::{Arc, Mutex, MutexGuard};
-use thinlab_emu::spill::{Record, SpillLog, SpilledLog};
+use thinlab_emu::spill::{Record, SpillLog, SpillStore};
 use thinlab_trace::{WriteRecord, WriteSink};
 
 /// Rows buffered per flow before they go to the file, over every flow of a run (so that many
@@ -57,6 +59,9 @@ impl Record for WriteRow {
     }
 }
 
+/// Where the finished runs of one batch keep their rows (one file for them all).
+pub type WriteStore = SpillStore<WriteRow>;
+
 /// A run's spilled rows: shared by its flows' sinks while it runs, read once it is over.
 #[derive(Clone)]
 pub struct WriteSpill(Arc<Mutex<Spill>>);
@@ -64,14 +69,15 @@ pub struct WriteSpill(Arc<Mutex<Spill>>);
 struct Spill {
     /// Being written (the run goes on), then finished ([`WriteSpill::finish`]).
     log: Log,
-    /// Per flow, its chunks in order: (first record, rows).
+    /// Per flow, its chunks in order: (first record, rows), in the run's log while it is
+    /// written, in the store once finished.
     chunks: Vec<Vec<(u64, usize)>>,
     rows_per_chunk: usize,
 }
 
 enum Log {
     Writing(SpillLog<WriteRow>),
-    Finished(SpilledLog<WriteRow>),
+    Finished(WriteStore),
     Failed(String),
 }
 
@@ -119,14 +125,17 @@ impl WriteSpill {
         s.chunks.iter().flatten().map(|c| c.1 as u64).sum()
     }
 
-    /// The run is over (every sink dropped): the file is complete, or the first error writing
-    /// it is returned.
-    pub fn finish(&self) -> Result<()> {
+    /// The run is over (every sink dropped): its rows move to `store` (and its own file is
+    /// closed), or the first error writing or moving them is returned.
+    pub fn finish(&self, store: &WriteStore) -> Result<()> {
         let mut s = self.lock();
         let log = std::mem::replace(&mut s.log, Log::Failed(String::new()));
         s.log = match log {
-            Log::Writing(log) => match log.finish() {
-                Ok(done) => Log::Finished(done),
+            Log::Writing(log) => match log.finish().and_then(|done| store.append(done)) {
+                Ok(first) => {
+                    s.chunks.iter_mut().flatten().for_each(|c| c.0 += first);
+                    Log::Finished(store.clone())
+                }
                 Err(e) => Log::Failed(e.to_string()),
             },
             other => other,
@@ -146,13 +155,13 @@ impl WriteSpill {
         mut each: impl FnMut(&[WriteRow]) -> Result<()>,
     ) -> Result<()> {
         let s = self.lock();
-        let Log::Finished(log) = &s.log else {
+        let Log::Finished(store) = &s.log else {
             return Err(anyhow!(
                 "the per-write rows were read before the run finished"
             ));
         };
         for &(first, n) in s.chunks.get(flow).into_iter().flatten() {
-            let rows = log
+            let rows = store
                 .range(first, n)
                 .context("reading back the spilled per-write rows")?;
             each(&rows)?;
@@ -234,7 +243,12 @@ mod tests {
                 }
             }
         } // the sinks flush as they drop
-        spill.finish().unwrap();
+          // another run's rows in the store first: this run's positions are shifted
+        let store = WriteStore::default();
+        let other = WriteSpill::new(1);
+        (0..40).for_each(|i| other.sink(0)(&record(1000 + i)));
+        other.finish(&store).unwrap();
+        spill.finish(&store).unwrap();
         assert_eq!(spill.rows(), per_flow.iter().sum::<usize>() as u64);
         for (f, &n) in per_flow.iter().enumerate() {
             let mut got = Vec::new();

@@ -55,6 +55,29 @@ fn parquet_files_are_written_on_request() {
 }
 
 #[test]
+fn many_runs_spill_their_rows_into_one_file() {
+    // Each run spills its per-write rows to a temporary file; finished runs keep theirs in one
+    // shared file, so a sweep of more runs than the open-file limit still writes its Parquet.
+    let dir = tempfile::tempdir().unwrap();
+    let many = SCENARIO
+        .replace("duration = \"20s\"", "duration = \"2s\"")
+        .replace("repetitions = 2", "repetitions = 100");
+    std::fs::write(dir.path().join("s.toml"), many).unwrap();
+    let o = std::process::Command::new("sh")
+        .current_dir(dir.path())
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n 40 && exec {} run s.toml --out pq -q --jobs 2 --format parquet",
+            env!("CARGO_BIN_EXE_thinlab")
+        ))
+        .output()
+        .unwrap();
+    ok(&o);
+    let bytes = std::fs::read(dir.path().join("pq/writes.parquet")).unwrap();
+    assert_eq!(&bytes[..4], b"PAR1");
+}
+
+#[test]
 fn ray_without_python_says_what_to_install() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("s.toml"), SCENARIO).unwrap();

@@ -187,6 +187,97 @@ impl<R: Record> SpilledLog<R> {
     }
 }
 
+/// Finished logs of many runs kept in one file, so that a process holding the logs of
+/// thousands of finished runs holds one open file, not one per run. Appending copies a log's
+/// bytes (and drops its file); a log's records keep their order, from the position `append`
+/// returns. Shared between threads (`Clone` shares the store); the file is created with the
+/// first record and removed by the operating system when the last clone is dropped.
+pub struct SpillStore<R: Record> {
+    inner: std::sync::Arc<std::sync::Mutex<Store>>,
+    _record: PhantomData<R>,
+}
+
+#[derive(Default)]
+struct Store {
+    file: Option<File>,
+    records: u64,
+}
+
+impl<R: Record> Clone for SpillStore<R> {
+    fn clone(&self) -> Self {
+        SpillStore {
+            inner: self.inner.clone(),
+            _record: PhantomData,
+        }
+    }
+}
+
+impl<R: Record> Default for SpillStore<R> {
+    fn default() -> Self {
+        SpillStore {
+            inner: Default::default(),
+            _record: PhantomData,
+        }
+    }
+}
+
+impl<R: Record> SpillStore<R> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Store> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records in the store, over every log appended.
+    pub fn len(&self) -> u64 {
+        self.lock().records
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Copies `log` to the end of the store; returns the position of its first record.
+    pub fn append(&self, log: SpilledLog<R>) -> io::Result<u64> {
+        let mut store = self.lock();
+        let first = store.records;
+        let Some(from) = &log.file else {
+            return Ok(first);
+        };
+        if store.file.is_none() {
+            store.file = Some(tempfile::tempfile()?);
+        }
+        let file = store.file.as_ref().expect("created above");
+        let mut buf = vec![0u8; R::SIZE * CHUNK];
+        let (mut offset, total) = (0u64, log.len * R::SIZE as u64);
+        let at = first * R::SIZE as u64;
+        while offset < total {
+            let n = ((total - offset) as usize).min(buf.len());
+            from.read_exact_at(&mut buf[..n], offset)?;
+            file.write_all_at(&buf[..n], at + offset)?;
+            offset += n as u64;
+        }
+        store.records += log.len;
+        Ok(first)
+    }
+
+    /// Records `first..first + n`, read from the file at once.
+    pub fn range(&self, first: u64, n: usize) -> io::Result<Vec<R>> {
+        let store = self.lock();
+        if first.saturating_add(n as u64) > store.records {
+            return Err(io::Error::other(format!(
+                "records {first}..{} of a store of {}",
+                first.saturating_add(n as u64),
+                store.records
+            )));
+        }
+        let Some(file) = &store.file else {
+            return Ok(Vec::new());
+        };
+        let mut buf = vec![0u8; n * R::SIZE];
+        file.read_exact_at(&mut buf, first * R::SIZE as u64)?;
+        Ok(buf.chunks_exact(R::SIZE).map(R::decode).collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,6 +297,26 @@ mod tests {
                 u32::from_le_bytes(b[8..].try_into().unwrap()),
             )
         }
+    }
+
+    #[test]
+    fn a_store_keeps_each_log_at_its_position() {
+        let store = SpillStore::<Pair>::default();
+        let a = collect((0..5000u64).map(|i| Pair(i, 1))).unwrap();
+        let b = collect(std::iter::empty()).unwrap();
+        let c = collect((0..7u64).map(|i| Pair(i, 3))).unwrap();
+        assert_eq!(store.append(a).unwrap(), 0);
+        assert_eq!(store.append(b).unwrap(), 5000);
+        assert_eq!(store.append(c).unwrap(), 5000);
+        assert_eq!(store.len(), 5007);
+        assert_eq!(store.range(4999, 1).unwrap(), vec![Pair(4999, 1)]);
+        assert_eq!(store.range(5005, 2).unwrap(), vec![Pair(5, 3), Pair(6, 3)]);
+        assert!(store.range(5006, 2).is_err());
+        let all = store.range(0, 5007).unwrap();
+        assert!(all[..5000]
+            .iter()
+            .enumerate()
+            .all(|(i, p)| *p == Pair(i as u64, 1)));
     }
 
     #[test]

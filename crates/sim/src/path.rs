@@ -135,7 +135,6 @@ impl Paths {
         self.paths.len()
     }
 
-    /// How many links a packet of `flow` crosses in direction `dir` (1 or 2).
     /// Prefetches `flow`'s path (see `sim::prefetch`).
     #[inline]
     pub fn prefetch(&self, flow: usize) {
@@ -144,6 +143,7 @@ impl Paths {
         }
     }
 
+    /// How many links a packet of `flow` crosses in direction `dir` (1 or 2).
     pub fn hops(&self, flow: usize, dir: usize) -> usize {
         self.paths[flow].routes[dir].len as usize
     }

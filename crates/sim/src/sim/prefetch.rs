@@ -21,7 +21,11 @@ const DEFAULT_LLC_BYTES: u64 = 32 << 20;
 
 /// Whether `flows` flows' state is larger than the last-level cache. `THINLAB_PREFETCH=on` or
 /// `off` overrides the estimate (for measuring).
+/// Only x86_64 has the prefetch instruction here (elsewhere it would cost lookups for nothing).
 pub(super) fn worth_it(flows: usize) -> bool {
+    if !cfg!(target_arch = "x86_64") {
+        return false;
+    }
     match std::env::var("THINLAB_PREFETCH").as_deref() {
         Ok("on") => true,
         Ok("off") => false,
@@ -29,8 +33,14 @@ pub(super) fn worth_it(flows: usize) -> bool {
     }
 }
 
-/// The largest data or unified cache of CPU 0 (Linux sysfs), or `DEFAULT_LLC_BYTES`.
+/// The largest data or unified cache of CPU 0 (Linux sysfs), or `DEFAULT_LLC_BYTES`; read once
+/// per process (a run of a sweep is short enough for the reads to show).
 fn last_level_cache_bytes() -> u64 {
+    static BYTES: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *BYTES.get_or_init(read_last_level_cache_bytes)
+}
+
+fn read_last_level_cache_bytes() -> u64 {
     let sizes = (0..8).filter_map(|i| {
         let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
         let kind = std::fs::read_to_string(format!("{dir}/type")).ok()?;
