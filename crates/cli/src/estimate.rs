@@ -2,28 +2,110 @@
 //! many writes (delivery records) and events the runs will make and how much memory they
 //! need at once; a scenario that cannot fit is refused with exit code 2 unless `--force`.
 //!
-//! Memory model (measured on the release build, rounded up): while a run is simulated, each
-//! write costs [`BYTES_PER_WRITE_RUNNING`] (its record, the latency samples sorted for the
-//! statistics) and each flow its send and receive buffers; after a run, each write keeps
-//! [`BYTES_PER_WRITE_KEPT`] (its latency sample, for the pooled CDF) until the results are
-//! written. Runs proceed `threads` at a time.
+//! Memory model (measured on the release build, rounded up; docs/performance.md, "The memory
+//! estimate"). While a run is simulated:
+//! - each flow costs [`BYTES_PER_FLOW_RUNNING`] (its endpoints, recorder, path, held writes);
+//! - the data its buffers hold costs [`BYTES_PER_HELD_SEGMENT`] per segment (payload is a
+//!   length, never copied: a buffer costs its segments' bookkeeping, not its bytes), for as
+//!   many segments as the buffers take (bulk and transfer sources) or the flow writes in
+//!   [`HOLD`] (others), whichever is fewer;
+//! - each write costs what its latencies add to the flow's exact histograms: nothing when the
+//!   value is one the histogram already holds, [`BYTES_PER_DISTINCT_WRITE`] when it is new. A
+//!   write's latencies repeat when its path's delay does (no jitter, a lightly loaded
+//!   bottleneck, a source that is not bulk), but for the writes that loss delays; otherwise
+//!   every write is taken as distinct.
+//!
+//! After a run, each flow keeps [`BYTES_PER_FLOW`] and each distinct write
+//! [`BYTES_PER_DISTINCT_WRITE_KEPT`] until the results are written. Runs proceed `threads` at a
+//! time. A memory guard (`memguard`) stops the process with a message if it passes the limit
+//! anyway.
 
 use crate::error::BadInput;
 use crate::resources::human;
 use crate::run::Prepared;
 use crate::runner::Job;
+use thinlab_sim::loss::stationary_rate;
+use thinlab_sim::{App, Flow, Scenario};
 
-/// Memory per write while its run is simulated, bytes.
-pub const BYTES_PER_WRITE_RUNNING: u64 = 100;
-/// Memory per write kept after its run until the result files are written, bytes.
-pub const BYTES_PER_WRITE_KEPT: u64 = 16;
-/// Memory per flow besides its buffers and writes, bytes (its state while running; its
-/// metrics, configuration and scenario after).
+/// Memory per flow while its run is simulated, bytes (measured 21–25 KB per thin stream).
+pub const BYTES_PER_FLOW_RUNNING: u64 = 32 << 10;
+/// Memory per segment a flow's buffers hold, bytes (measured ~165 B for bulk flows).
+pub const BYTES_PER_HELD_SEGMENT: u64 = 200;
+/// A source that is not bulk holds at most what it wrote in this long, in seconds (a stalled
+/// flow waiting out retransmission backoffs).
+pub const HOLD: u64 = 10;
+/// Memory per write whose latencies are new values of the histograms, bytes (measured 108 B
+/// per write on a congested dumbbell, 150 B with network jitter).
+pub const BYTES_PER_DISTINCT_WRITE: u64 = 150;
+/// Memory per write whose latencies repeat, bytes (measured 0.2 B per write for 1 000 thin
+/// streams over an hour with 0.5 % loss).
+pub const BYTES_PER_REPEATING_WRITE: u64 = 2;
+/// Memory per distinct write kept after its run until the result files are written, bytes.
+pub const BYTES_PER_DISTINCT_WRITE_KEPT: u64 = 16;
+/// Memory per flow kept after its run, bytes (its metrics, configuration and scenario).
 pub const BYTES_PER_FLOW: u64 = 4 << 10;
+/// A bottleneck is lightly loaded (its queueing delays repeat) below this share of its
+/// bandwidth offered by the sources.
+pub const LIGHT_LOAD: f64 = 0.5;
 /// Events per write (send, arrive, ACK, timers), roughly, for the events estimate.
 pub const EVENTS_PER_WRITE: u64 = 8;
 /// The share of the memory limit an estimate may use.
 pub const SHARE: f64 = 0.8;
+
+/// The bytes per second `app` offers, when it has a rate (a bulk, transfer, web or trace
+/// source has none here).
+fn offered_bytes_per_s(app: &App) -> Option<f64> {
+    let per_s = |bytes: f64, gap: std::time::Duration| bytes / gap.as_secs_f64().max(1e-9);
+    match *app {
+        App::Fixed {
+            payload_bytes,
+            interval,
+            ..
+        } => Some(per_s(payload_bytes as f64, interval)),
+        App::Exponential {
+            mean_payload_bytes,
+            mean_interval,
+        } => Some(per_s(mean_payload_bytes, mean_interval)),
+        App::Cbr { rate, .. } => Some(rate as f64 / 8.0),
+        App::Profile { ref name } => thinlab_sim::app_profiles::profile(name)
+            .map(|p| p.row.payload_avg * 1000.0 / p.row.iat_avg_ms.max(1e-9)),
+        _ => None,
+    }
+}
+
+/// Whether the writes' latencies of scenario `s` repeat (see the module's documentation): no
+/// jitter, every source with a rate, and those rates (with 40 bytes of headers per write)
+/// below [`LIGHT_LOAD`] of the bottleneck.
+fn latencies_repeat(s: &Scenario) -> bool {
+    if !s.network.jitter.is_zero() {
+        return false;
+    }
+    let mut offered = 0.0;
+    for f in &s.flows {
+        let Some(rate) = offered_bytes_per_s(&f.app) else {
+            return false;
+        };
+        let writes_per_s = f.estimated_writes(s.duration, s.network.bandwidth) as f64
+            / s.duration.saturating_sub(f.start).as_secs_f64().max(1e-9);
+        offered += rate + 40.0 * writes_per_s;
+    }
+    offered * 8.0 <= LIGHT_LOAD * s.network.bandwidth as f64
+}
+
+/// Segments flow `f`'s buffers hold at most, for the estimate.
+fn held_segments(f: &Flow, writes: u64, active_s: f64) -> u64 {
+    let mss = u64::from(f.tcp.mss.max(1));
+    let buffers = (f.tcp.send_buffer as u64 + f.tcp.recv_buffer as u64) / mss + 1;
+    match offered_bytes_per_s(&f.app) {
+        Some(rate) => {
+            let window = (HOLD as f64 / active_s.max(1e-9)).min(1.0);
+            let by_writes = (writes as f64 * window).ceil() as u64;
+            let by_bytes = (rate * HOLD as f64 / mss as f64).ceil() as u64;
+            buffers.min(by_writes.max(by_bytes) + 1)
+        }
+        None => buffers,
+    }
+}
 
 /// The estimate of a whole `thinlab run`.
 #[derive(Debug)]
@@ -40,35 +122,49 @@ pub fn estimate(prepared: &Prepared, jobs: &[Job], threads: usize) -> Estimate {
     let mut per_run = Vec::with_capacity(prepared.scenarios.len());
     let mut largest: Option<(String, String, u64)> = None;
     for s in &prepared.scenarios {
+        let repeat = latencies_repeat(s);
+        let loss = (stationary_rate(&s.network.forward_loss)
+            + stationary_rate(&s.network.reverse_loss))
+        .min(1.0);
+        // bytes per write in the histograms, while running and kept
+        let (per_write, kept_per_write) = if repeat {
+            let distinct = loss * BYTES_PER_DISTINCT_WRITE as f64;
+            let kept = loss * BYTES_PER_DISTINCT_WRITE_KEPT as f64;
+            (BYTES_PER_REPEATING_WRITE as f64 + distinct, kept)
+        } else {
+            (
+                BYTES_PER_DISTINCT_WRITE as f64,
+                BYTES_PER_DISTINCT_WRITE_KEPT as f64,
+            )
+        };
         let (mut running, mut writes) = (0u64, 0u64);
         for (i, f) in s.flows.iter().enumerate() {
             let w = f.estimated_writes(s.duration, s.network.bandwidth);
+            let active_s = s.duration.saturating_sub(f.start).as_secs_f64();
             writes = writes.saturating_add(w);
             running = running
-                .saturating_add(w.saturating_mul(BYTES_PER_WRITE_RUNNING))
-                // Buffers fill only with data in flight: at most what the flow writes.
+                .saturating_add(BYTES_PER_FLOW_RUNNING)
                 .saturating_add(
-                    (f.tcp.send_buffer as u64 + f.tcp.recv_buffer as u64)
-                        .min(w.saturating_mul(3000)),
+                    held_segments(f, w, active_s).saturating_mul(BYTES_PER_HELD_SEGMENT),
                 )
-                .saturating_add(BYTES_PER_FLOW);
+                .saturating_add((w as f64 * per_write) as u64);
             if largest.as_ref().is_none_or(|l| w > l.2) {
                 largest = Some((format!("flow.{i}.app"), f.name.clone(), w));
             }
         }
-        per_run.push((running, writes));
+        let kept = (writes as f64 * kept_per_write) as u64;
+        per_run.push((running, writes, kept));
     }
     let mut kept = 0u64;
     let mut events = 0u64;
     let mut total_writes = 0u64;
     let mut biggest_runs: Vec<u64> = Vec::with_capacity(jobs.len());
     for j in jobs {
-        let (running, writes) = per_run[j.config];
-        kept = kept.saturating_add(
-            writes
-                .saturating_mul(BYTES_PER_WRITE_KEPT)
-                .saturating_add(BYTES_PER_FLOW),
-        );
+        let (running, writes, kept_writes) = per_run[j.config];
+        let flows = prepared.scenarios[j.config].flows.len() as u64;
+        kept = kept
+            .saturating_add(kept_writes)
+            .saturating_add(flows.saturating_mul(BYTES_PER_FLOW));
         events = events.saturating_add(writes.saturating_mul(EVENTS_PER_WRITE));
         total_writes = total_writes.saturating_add(writes);
         biggest_runs.push(running);
@@ -122,6 +218,55 @@ mod tests {
             writes: 1,
             largest: Some(("flow.0.app".into(), "game".into(), 123)),
         }
+    }
+
+    fn estimate_of(toml_text: &str) -> Estimate {
+        let doc: toml::Value = toml::from_str(toml_text).unwrap();
+        let prepared = crate::run::prepare(doc, &[], "test").unwrap();
+        let jobs = crate::runner::jobs(&prepared.scenarios);
+        estimate(&prepared, &jobs, 1)
+    }
+
+    fn thin(flows: usize, duration: &str, jitter: &str) -> String {
+        let mut s = format!(
+            "name = \"e\"\nduration = \"{duration}\"\n[network]\nrtt = \"100ms\"\n\
+             bandwidth = \"1Gbit\"\njitter = \"{jitter}\"\n[network.loss]\n\
+             model = \"bernoulli\"\nrate = 0.005\n"
+        );
+        for i in 0..flows {
+            s += &format!(
+                "[[flow]]\nname = \"t{i}\"\napp = {{ kind = \"fixed\", payload_bytes = 120, \
+                 interval = \"140ms\" }}\ntcp = {{ profile = \"linux\", nodelay = true }}\n"
+            );
+        }
+        s
+    }
+
+    #[test]
+    fn repeating_latencies_cost_little_per_write() {
+        // A thin stream over a fixed, lightly loaded path: its histograms hardly grow (measured
+        // 7 MiB for 100 hours). The previous model charged 100 B per write (245 MiB here).
+        let e = estimate_of(&thin(1, "100h", "0ms"));
+        assert!(e.writes > 2_500_000);
+        assert!(e.memory < 16 << 20, "{} bytes", e.memory);
+        // 10 000 such streams for an hour were refused as needing 125 GiB.
+        let e = estimate_of(&thin(10_000, "1h", "0ms"));
+        assert!(e.memory < 2 << 30, "{} bytes", e.memory);
+        assert!(e.memory > 10_000 * BYTES_PER_FLOW_RUNNING);
+    }
+
+    #[test]
+    fn distinct_latencies_cost_per_write() {
+        // With jitter every latency is new (measured 150 B per write).
+        let e = estimate_of(&thin(1, "10h", "5ms"));
+        assert!(e.memory >= e.writes * BYTES_PER_DISTINCT_WRITE, "{e:?}");
+        // A bulk flow holds its buffers' segments and makes every latency distinct.
+        let bulk = "name = \"b\"\nduration = \"10s\"\n[network]\nrtt = \"100ms\"\n\
+                    bandwidth = \"1Gbit\"\n[[flow]]\nname = \"b\"\napp = { kind = \"bulk\" }\n\
+                    tcp = { profile = \"linux\" }\n";
+        let e = estimate_of(bulk);
+        let buffers = (4 + 6) * 1024 * 1024 / 1448 * BYTES_PER_HELD_SEGMENT;
+        assert!(e.memory >= buffers, "{e:?}");
     }
 
     #[test]
