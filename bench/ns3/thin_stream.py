@@ -8,6 +8,10 @@ all be lost. TCP NewReno, SACK on, Nagle off, MinRto 200 ms (Linux-like). The se
 120 bytes every 140 ms for 1800 s (12 858 writes) from a small C++ writer scheduled on the
 simulator; the run is then allowed to drain for --drain seconds.
 
+`--flows N` runs N such streams between the same two nodes (ports 5000…, starts spread over
+the first 140 ms), for the scaling comparison of docs/performance.md ("Against ns-3 at
+scale"); `--bandwidth` sets the link's rate.
+
 Prints one JSON line: wall_s is the wall time of Simulator::Run() only (time.perf_counter).
 """
 import argparse
@@ -28,6 +32,8 @@ def main():
     ap.add_argument("--drain", type=float, default=10.0, help="seconds after the last write")
     ap.add_argument("--loss", type=float, default=0.005)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--flows", type=int, default=1, help="thin streams over the link")
+    ap.add_argument("--bandwidth", default="100Mbps", help="the link's rate (ns-3 DataRate)")
     args = ap.parse_args()
 
     t0 = time.perf_counter()
@@ -43,7 +49,7 @@ def main():
     nodes = ns.NodeContainer()
     nodes.Create(2)
     p2p = ns.PointToPointHelper()
-    p2p.SetDeviceAttribute("DataRate", ns.StringValue("100Mbps"))
+    p2p.SetDeviceAttribute("DataRate", ns.StringValue(args.bandwidth))
     p2p.SetChannelAttribute("Delay", ns.StringValue("50ms"))
     p2p.SetQueue("ns3::DropTailQueue", "MaxSize", ns.StringValue("1000p"))
     devs = p2p.Install(nodes)
@@ -64,13 +70,18 @@ def main():
     addr.SetBase(ns.Ipv4Address("10.1.1.0"), ns.Ipv4Mask("255.255.255.0"))
     ifs = addr.Assign(devs)
 
-    port = 5000
-    reader = glue.ThinReader()
-    reader.Listen(nodes.Get(1), port, 120)
-    writer = glue.ThinWriter()
-    remote = ns.InetSocketAddress(ifs.GetAddress(1), port).ConvertTo()
-    writer.Start(nodes.Get(0), remote, ns.Seconds(0.0), 120, ns.MilliSeconds(140),
-                 ns.Seconds(args.duration))
+    readers, writers = [], []
+    for i in range(args.flows):
+        port = 5000 + i
+        reader = glue.ThinReader()
+        reader.Listen(nodes.Get(1), port, 120)
+        writer = glue.ThinWriter()
+        remote = ns.InetSocketAddress(ifs.GetAddress(1), port).ConvertTo()
+        start = ns.MicroSeconds(140_000 * i // args.flows)
+        writer.Start(nodes.Get(0), remote, start, 120, ns.MilliSeconds(140),
+                     ns.Seconds(args.duration))
+        readers.append(reader)
+        writers.append(writer)
     ns.Simulator.Stop(ns.Seconds(args.duration + args.drain))
     setup_s = time.perf_counter() - t0
 
@@ -79,13 +90,17 @@ def main():
     wall_s, cpu_s = time.perf_counter() - t1, time.process_time() - c1
 
     events = int(ns.Simulator.GetEventCount())
-    lat = glue.Latencies(writer, reader)
-    lat = [lat[i] for i in range(lat.size())]
-    writes = len(writer.writeTimes)
+    lat = []
+    for w, r in zip(writers, readers):
+        one = glue.Latencies(w, r)
+        lat.extend(one[i] for i in range(one.size()))
+    lat.sort()
+    writes = sum(len(w.writeTimes) for w in writers)
     out = {
         "workload": "thin_stream",
         "simulator": "ns-3",
         "ns3_version": "3.44",
+        "flows": args.flows,
         "wall_s": round(wall_s, 4),
         "cpu_s": round(cpu_s, 4),
         "setup_s": round(setup_s, 4),
@@ -96,12 +111,12 @@ def main():
         "packets": int(glue.PhyTx()),
         "packets_lost": int(glue.PhyRxDrop()),
         "writes": writes,
-        "failed_writes": int(writer.failed),
+        "failed_writes": sum(int(w.failed) for w in writers),
         "bytes_written": writes * 120,
-        "bytes_delivered": int(reader.bytes),
-        "data_segments_sent": int(writer.counters.tx.segments),
-        "retransmissions": int(writer.counters.tx.retrans),
-        "rto_events": int(writer.counters.rtos),
+        "bytes_delivered": sum(int(r.bytes) for r in readers),
+        "data_segments_sent": sum(int(w.counters.tx.segments) for w in writers),
+        "retransmissions": sum(int(w.counters.tx.retrans) for w in writers),
+        "rto_events": sum(int(w.counters.rtos) for w in writers),
         "app_latency_ms": {
             "count": len(lat),
             "mean": round(sum(lat) / len(lat), 3) if lat else None,
