@@ -35,16 +35,21 @@ def thinlab(profile, flows, seconds, runs, tmp):
     p = subprocess.run([profile, path, str(runs)], capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"{profile} {path} failed:\n{p.stderr}")
+    return parse_profile(p.stdout, f"{profile} {path}")
+
+
+def parse_profile(stdout, what="profile"):
+    """(best wall time in seconds, events) of the `profile` example's lines."""
     best, events = None, None
-    for line in p.stdout.splitlines():
-        m = re.search(r": ([0-9.]+)(ms|s|µs) wall, .*?, (\d+) events", line)
+    for line in stdout.splitlines():
+        m = re.search(r": ([0-9.]+)(ns|µs|ms|s) wall, .*?, (\d+) events", line)
         if not m:
             continue
-        t = float(m.group(1)) * {"s": 1.0, "ms": 1e-3, "µs": 1e-6}[m.group(2)]
+        t = float(m.group(1)) * {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}[m.group(2)]
         best = t if best is None else min(best, t)
         events = int(m.group(3))
     if best is None:
-        sys.exit(f"no timing in the output of {profile}:\n{p.stdout}")
+        sys.exit(f"no timing in the output of {what}:\n{stdout}")
     return best, events
 
 
