@@ -72,6 +72,9 @@ def main():
     ap.add_argument("--cases", default="100:20,1000:20,10000:2",
                     help="FLOWS:SECONDS,… (seconds of writes)")
     a = ap.parse_args()
+    # ns-3 runs in bench/ns3: a relative interpreter path is the caller's
+    if os.sep in a.python:
+        a.python = os.path.abspath(a.python)
     print("| flows | writes for | ns-3 events | ns-3 `Run()` CPU s | ns-3 ns/event "
           "| thinlab events | thinlab simulation s | thinlab ns/event | ns-3 / thinlab |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -7,13 +7,16 @@
 //! - each flow costs [`BYTES_PER_FLOW_RUNNING`] (its endpoints, recorder, path, held writes);
 //! - the data its buffers hold costs [`BYTES_PER_HELD_SEGMENT`] per segment (payload is a
 //!   length, never copied: a buffer costs its segments' bookkeeping, not its bytes), for as
-//!   many segments as the buffers take (bulk and transfer sources) or the flow writes in
-//!   [`HOLD`] (others), whichever is fewer;
+//!   many segments as the buffers take (sources without a rate: bulk, transfer, trace, web) or
+//!   the flow writes in [`HOLD`] (others), whichever is fewer;
 //! - each write costs what its latencies add to the flow's exact histograms: nothing when the
-//!   value is one the histogram already holds, [`BYTES_PER_DISTINCT_WRITE`] when it is new. A
-//!   write's latencies repeat when its path's delay does (no jitter, a lightly loaded
-//!   bottleneck, a source that is not bulk), but for the writes that loss delays; otherwise
-//!   every write is taken as distinct.
+//!   value is one the histogram already holds, [`BYTES_PER_DISTINCT_WRITE`] when it is new.
+//!   Latencies repeat only when nothing varies them ([`latencies_repeat`]): no network jitter,
+//!   every source writing one size at a fixed gap (`fixed` without jitter, `cbr`), each well
+//!   within its access link and its buffers, and all of them well within the bottleneck; then
+//!   only the writes that loss delays are new values. Otherwise (random sizes or gaps sharing a
+//!   queue, a source faster than its path, bulk, transfer, trace and web sources) every write
+//!   is taken as new.
 //!
 //! After a run, each flow keeps [`BYTES_PER_FLOW`] and each distinct write
 //! [`BYTES_PER_DISTINCT_WRITE_KEPT`] until the results are written. Runs proceed `threads` at a
@@ -25,14 +28,14 @@ use crate::resources::human;
 use crate::run::Prepared;
 use crate::runner::Job;
 use thinlab_sim::loss::stationary_rate;
-use thinlab_sim::{App, Flow, Scenario};
+use thinlab_sim::{App, Flow, LossModel, Scenario};
 
 /// Memory per flow while its run is simulated, bytes (measured 21–25 KB per thin stream).
 pub const BYTES_PER_FLOW_RUNNING: u64 = 32 << 10;
 /// Memory per segment a flow's buffers hold, bytes (measured ~165 B for bulk flows).
 pub const BYTES_PER_HELD_SEGMENT: u64 = 200;
-/// A source that is not bulk holds at most what it wrote in this long, in seconds (a stalled
-/// flow waiting out retransmission backoffs).
+/// A source with a rate holds at most what it wrote in this long, in seconds (a stalled flow
+/// waiting out retransmission backoffs).
 pub const HOLD: u64 = 10;
 /// Memory per write whose latencies are new values of the histograms, bytes (measured 108 B
 /// per write on a congested dumbbell, 150 B with network jitter).
@@ -44,9 +47,10 @@ pub const BYTES_PER_REPEATING_WRITE: u64 = 2;
 pub const BYTES_PER_DISTINCT_WRITE_KEPT: u64 = 16;
 /// Memory per flow kept after its run, bytes (its metrics, configuration and scenario).
 pub const BYTES_PER_FLOW: u64 = 4 << 10;
-/// A bottleneck is lightly loaded (its queueing delays repeat) below this share of its
-/// bandwidth offered by the sources.
+/// A link or a buffer is lightly loaded (its delays repeat) below this share of its capacity.
 pub const LIGHT_LOAD: f64 = 0.5;
+/// Headers counted per write when comparing a source's rate with a link's, bytes.
+const HEADER_BYTES: f64 = 40.0;
 /// Events per write (send, arrive, ACK, timers), roughly, for the events estimate.
 pub const EVENTS_PER_WRITE: u64 = 8;
 /// The share of the memory limit an estimate may use.
@@ -73,23 +77,65 @@ fn offered_bytes_per_s(app: &App) -> Option<f64> {
     }
 }
 
+/// The size and gap of a source that writes one size at a fixed gap (`fixed` without jitter,
+/// `cbr`).
+fn fixed_gap(app: &App) -> Option<(f64, f64)> {
+    match *app {
+        App::Fixed {
+            payload_bytes,
+            interval,
+            jitter,
+        } if jitter.is_zero() => Some((payload_bytes as f64, interval.as_secs_f64())),
+        App::Cbr {
+            rate,
+            payload_bytes,
+        } => Some((
+            payload_bytes as f64,
+            thinlab_sim::app::cbr_interval_ns(rate, payload_bytes) as f64 / 1e9,
+        )),
+        _ => None,
+    }
+}
+
 /// Whether the writes' latencies of scenario `s` repeat (see the module's documentation): no
-/// jitter, every source with a rate, and those rates (with 40 bytes of headers per write)
-/// below [`LIGHT_LOAD`] of the bottleneck.
+/// network jitter, and every source writing one size at a fixed gap, offering (with headers)
+/// at most [`LIGHT_LOAD`] of its access link, of what its buffers carry in a round trip, and,
+/// all together, of the bottleneck.
 fn latencies_repeat(s: &Scenario) -> bool {
     if !s.network.jitter.is_zero() {
         return false;
     }
-    let mut offered = 0.0;
+    let mut offered_bps = 0.0;
     for f in &s.flows {
-        let Some(rate) = offered_bytes_per_s(&f.app) else {
+        let Some((bytes, gap_s)) = fixed_gap(&f.app) else {
             return false;
         };
-        let writes_per_s = f.estimated_writes(s.duration, s.network.bandwidth) as f64
-            / s.duration.saturating_sub(f.start).as_secs_f64().max(1e-9);
-        offered += rate + 40.0 * writes_per_s;
+        let gap_s = gap_s.max(1e-9);
+        let bps = (bytes + HEADER_BYTES) * 8.0 / gap_s;
+        if f.access_bandwidth
+            .is_some_and(|a| bps > LIGHT_LOAD * a as f64)
+        {
+            return false;
+        }
+        let rtt_s = (s.network.rtt + f.rtt).as_secs_f64();
+        let window = f.tcp.send_buffer.min(f.tcp.recv_buffer) as f64;
+        if bytes / gap_s * rtt_s > LIGHT_LOAD * window {
+            return false;
+        }
+        offered_bps += bps;
     }
-    offered * 8.0 <= LIGHT_LOAD * s.network.bandwidth as f64
+    offered_bps <= LIGHT_LOAD * s.network.bandwidth as f64
+}
+
+/// Packets the loss models of `s` name explicitly (`positions`), both directions.
+fn scripted_losses(s: &Scenario) -> u64 {
+    [&s.network.forward_loss, &s.network.reverse_loss]
+        .iter()
+        .map(|m| match m {
+            LossModel::Positions(p) => p.len() as u64,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// Segments flow `f`'s buffers hold at most, for the estimate.
@@ -101,7 +147,7 @@ fn held_segments(f: &Flow, writes: u64, active_s: f64) -> u64 {
             let window = (HOLD as f64 / active_s.max(1e-9)).min(1.0);
             let by_writes = (writes as f64 * window).ceil() as u64;
             let by_bytes = (rate * HOLD as f64 / mss as f64).ceil() as u64;
-            buffers.min(by_writes.max(by_bytes) + 1)
+            buffers.min(by_writes.max(by_bytes).saturating_add(1))
         }
         None => buffers,
     }
@@ -152,7 +198,11 @@ pub fn estimate(prepared: &Prepared, jobs: &[Job], threads: usize) -> Estimate {
                 largest = Some((format!("flow.{i}.app"), f.name.clone(), w));
             }
         }
-        let kept = (writes as f64 * kept_per_write) as u64;
+        // a scripted loss makes a latency of its own
+        let scripted = scripted_losses(s);
+        running = running.saturating_add(scripted.saturating_mul(BYTES_PER_DISTINCT_WRITE));
+        let kept = ((writes as f64 * kept_per_write) as u64)
+            .saturating_add(scripted.saturating_mul(BYTES_PER_DISTINCT_WRITE_KEPT));
         per_run.push((running, writes, kept));
     }
     let mut kept = 0u64;
@@ -227,7 +277,14 @@ mod tests {
         estimate(&prepared, &jobs, 1)
     }
 
+    const THIN_APP: &str = r#"{ kind = "fixed", payload_bytes = 120, interval = "140ms" }"#;
+
     fn thin(flows: usize, duration: &str, jitter: &str) -> String {
+        scenario(flows, duration, jitter, THIN_APP, "")
+    }
+
+    /// `flows` flows of `app` (with `flow_extra` lines) on a 1 Gbit/s, 100 ms path.
+    fn scenario(flows: usize, duration: &str, jitter: &str, app: &str, flow_extra: &str) -> String {
         let mut s = format!(
             "name = \"e\"\nduration = \"{duration}\"\n[network]\nrtt = \"100ms\"\n\
              bandwidth = \"1Gbit\"\njitter = \"{jitter}\"\n[network.loss]\n\
@@ -235,8 +292,8 @@ mod tests {
         );
         for i in 0..flows {
             s += &format!(
-                "[[flow]]\nname = \"t{i}\"\napp = {{ kind = \"fixed\", payload_bytes = 120, \
-                 interval = \"140ms\" }}\ntcp = {{ profile = \"linux\", nodelay = true }}\n"
+                "[[flow]]\nname = \"t{i}\"\napp = {app}\n\
+                 tcp = {{ profile = \"linux\", nodelay = true }}\n{flow_extra}\n"
             );
         }
         s
@@ -267,6 +324,54 @@ mod tests {
         let e = estimate_of(bulk);
         let buffers = (4 + 6) * 1024 * 1024 / 1448 * BYTES_PER_HELD_SEGMENT;
         assert!(e.memory >= buffers, "{e:?}");
+    }
+
+    #[test]
+    fn what_varies_a_latency_is_charged_per_write() {
+        // Cases a review measured far above an earlier version of this model (peak RSS of
+        // `thinlab run`): random gaps sharing the bottleneck (256 MB for 3 M writes), a fixed
+        // source with app jitter (219 MB), a source faster than its access link (149 MB).
+        let random = r#"{ kind = "exponential", payload_bytes = 1000, interval = "10ms" }"#;
+        let jittered =
+            r#"{ kind = "fixed", payload_bytes = 120, interval = "140ms", jitter = "2ms" }"#;
+        let fast = r#"{ kind = "cbr", rate = "2Mbit", payload_bytes = 250 }"#;
+        for (name, text) in [
+            ("random", scenario(50, "10min", "0ms", random, "")),
+            ("jittered", scenario(50, "10min", "0ms", jittered, "")),
+            (
+                "faster than its access link",
+                scenario(1, "1h", "0ms", fast, "access_bandwidth = \"1Mbit\""),
+            ),
+        ] {
+            let e = estimate_of(&text);
+            assert!(
+                e.memory >= e.writes * BYTES_PER_DISTINCT_WRITE,
+                "{name}: {} bytes for {} writes",
+                e.memory,
+                e.writes
+            );
+        }
+        // The same fast source without the slow access link repeats.
+        let e = estimate_of(&scenario(1, "1h", "0ms", fast, ""));
+        assert!(e.memory < e.writes * 20, "{e:?}");
+    }
+
+    #[test]
+    fn scripted_losses_are_charged() {
+        let plain = estimate_of(&thin(1, "10s", "0ms"));
+        let positions: Vec<String> = (1..=10_000).map(|i| i.to_string()).collect();
+        let scripted = thin(1, "10s", "0ms").replace(
+            "model = \"bernoulli\"\nrate = 0.005",
+            &format!(
+                "model = \"positions\"\npositions = [{}]",
+                positions.join(", ")
+            ),
+        );
+        let e = estimate_of(&scripted);
+        assert!(
+            e.memory >= plain.memory + 10_000 * BYTES_PER_DISTINCT_WRITE,
+            "{e:?}"
+        );
     }
 
     #[test]
