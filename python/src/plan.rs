@@ -156,8 +156,8 @@ impl Plan {
     }
 
     /// Runs the jobs numbered `indices` (all when None) on `threads` threads (default: the
-    /// cores), keeping every write's milestones in a temporary file if `keep_writes`, unless the memory estimate
-    /// says they cannot fit (`force` runs anyway). `progress(runs_done, runs, fraction)` is
+    /// cores), keeping every write's milestones in a temporary file if `keep_writes`, unless
+    /// the memory estimate says they cannot fit (`force` runs anyway). `progress(runs_done, runs, fraction)` is
     /// called about ten times a second. Returns the finished runs and whether Ctrl-C stopped
     /// the command early.
     #[pyo3(signature = (indices=None, threads=None, keep_writes=false, force=false, progress=None))]

@@ -148,23 +148,10 @@ pub fn runs_batch(results: &Results) -> Result<RecordBatch> {
     cols.batch()
 }
 
-/// One row per write of every flow of every run that kept its writes: swept keys, run (its
-/// index in the results), repetition, seed, flow, then [`write_columns`]. One batch of all.
-pub fn writes_batch(results: &Results) -> Result<RecordBatch> {
-    let mut batches = Vec::new();
-    for_each_writes_batch(results, |b| {
-        batches.push(b);
-        Ok(())
-    })?;
-    let schema = batches
-        .first()
-        .map(|b| b.schema())
-        .context("no batch of writes")?;
-    arrow_select::concat::concat_batches(&schema, &batches).context("joining the writes' batches")
-}
-
-/// The rows of [`writes_batch`] as consecutive batches (at least one, empty if there is no
-/// write), each of some writes of one flow, all with the same columns: for runs whose rows were
+/// One row per write of every flow of every run that kept its writes (swept keys, run: its
+/// index in the results, repetition, seed, flow, then [`write_columns`]), as consecutive
+/// batches (at least one, empty if there is no write), each of some writes of one flow, all
+/// with the same columns: for runs whose rows were
 /// spilled to a file ([`crate::write_spill`]) a chunk is read at a time, so writing them out
 /// needs no memory per write.
 pub fn for_each_writes_batch(
@@ -330,7 +317,7 @@ pub fn cdf_batch(lines: &[CdfLine]) -> Result<RecordBatch> {
 /// a reader gets few large chunks while the writer holds at most about this many rows.
 pub const IPC_FILE_BATCH_ROWS: usize = 1 << 16;
 
-/// The rows of [`writes_batch`] into the Arrow IPC file `path` (uncompressed, so that a reader
+/// The rows of [`for_each_writes_batch`] into the Arrow IPC file `path` (uncompressed, so that a reader
 /// can map it instead of reading it: pyarrow's `memory_map`), a batch at a time;
 /// runs that spilled their rows are read back a chunk at a time, and gathered into batches of
 /// at least `batch_rows` rows (but the last; [`IPC_FILE_BATCH_ROWS`]). Returns the rows written.
@@ -339,56 +326,59 @@ pub fn write_writes_ipc_file(
     path: &std::path::Path,
     batch_rows: usize,
 ) -> Result<u64> {
-    let file =
-        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
     let mut out = IpcFile {
-        file: Some(std::io::BufWriter::new(file)),
+        path,
         writer: None,
         pending: Vec::new(),
         pending_rows: 0,
         rows: 0,
     };
-    let path_text = path.display().to_string();
-    let context = |what: &str| format!("{what} {path_text}");
     for_each_writes_batch(results, |b| {
         out.pending_rows += b.num_rows();
         out.pending.push(b);
         if out.pending_rows >= batch_rows {
-            out.flush().with_context(|| context("writing"))?;
+            out.flush()?;
         }
         Ok(())
     })?;
-    out.flush().with_context(|| context("writing"))?;
-    let mut w = out.writer.take().context("no batch of writes")?;
-    w.finish().with_context(|| context("ending"))?;
+    out.flush()?;
+    let mut w = out.writer.context("no batch of writes")?;
+    w.finish()
+        .with_context(|| format!("ending {}", path.display()))?;
     Ok(out.rows)
 }
 
-/// An Arrow IPC file being written from gathered batches.
-struct IpcFile {
-    /// The file until the writer (created with the first batch's schema) takes it.
-    file: Option<std::io::BufWriter<std::fs::File>>,
+/// An Arrow IPC file being written from gathered batches (created with the first, whose
+/// schema it takes).
+struct IpcFile<'a> {
+    path: &'a std::path::Path,
     writer: Option<arrow_ipc::writer::FileWriter<std::io::BufWriter<std::fs::File>>>,
     pending: Vec<RecordBatch>,
     pending_rows: usize,
     rows: u64,
 }
 
-impl IpcFile {
+impl IpcFile<'_> {
+    /// Writes the gathered batches as one.
     fn flush(&mut self) -> Result<()> {
         let Some(first) = self.pending.first() else {
             return Ok(());
         };
+        let context = || format!("writing {}", self.path.display());
         let schema = first.schema();
-        let batch = arrow_select::concat::concat_batches(&schema, self.pending.iter())?;
+        let batch = arrow_select::concat::concat_batches(&schema, self.pending.iter())
+            .with_context(context)?;
         self.pending.clear();
         self.pending_rows = 0;
         if self.writer.is_none() {
-            let file = self.file.take().context("the file is gone")?;
-            self.writer = Some(arrow_ipc::writer::FileWriter::try_new(file, &schema)?);
+            let file = std::fs::File::create(self.path)
+                .with_context(|| format!("creating {}", self.path.display()))?;
+            let w = arrow_ipc::writer::FileWriter::try_new(std::io::BufWriter::new(file), &schema)
+                .with_context(context)?;
+            self.writer = Some(w);
         }
-        let w = self.writer.as_mut().context("no writer")?;
-        w.write(&batch)?;
+        let w = self.writer.as_mut().expect("created above");
+        w.write(&batch).with_context(context)?;
         self.rows += batch.num_rows() as u64;
         Ok(())
     }

@@ -3,12 +3,13 @@
 //! write in memory gives (`Job::keep_writes`): same table, row for row, with a sweep (typed
 //! parameter columns), repetitions, several flows, loss and a flow that never finishes.
 
+use arrow_array::RecordBatch;
 use std::time::Duration;
 use thinlab_cli::output::Results;
 use thinlab_cli::progress::Progress;
 use thinlab_cli::run::prepare;
 use thinlab_cli::runner::{jobs, run_all, RunOutput};
-use thinlab_cli::tables::{write_writes_ipc_file, writes_batch};
+use thinlab_cli::tables::{for_each_writes_batch, write_writes_ipc_file};
 
 const SCENARIO: &str = r#"
 name = "spill"
@@ -35,6 +36,19 @@ app = { kind = "fixed", payload_bytes = 300, interval = "10ms" }
 [sweep]
 "network.loss.rate" = [0.0, 0.03]
 "#;
+
+/// Every row of `results`' writes table, as one batch.
+fn writes_batch(results: &Results) -> anyhow::Result<RecordBatch> {
+    let mut batches = Vec::new();
+    for_each_writes_batch(results, |b| {
+        batches.push(b);
+        Ok(())
+    })?;
+    Ok(arrow_select::concat::concat_batches(
+        &batches[0].schema(),
+        &batches,
+    )?)
+}
 
 /// The runs keeping their writes in memory or spilling them, capturing pcap files into
 /// `capture` if given.

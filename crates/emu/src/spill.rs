@@ -158,19 +158,7 @@ impl<R: Record> SpilledLog<R> {
 
     /// Records `first..first + n`, read from the file at once.
     pub fn range(&self, first: u64, n: usize) -> io::Result<Vec<R>> {
-        if first.saturating_add(n as u64) > self.len {
-            return Err(io::Error::other(format!(
-                "records {first}..{} of a log of {}",
-                first.saturating_add(n as u64),
-                self.len
-            )));
-        }
-        let Some(file) = &self.file else {
-            return Ok(Vec::new());
-        };
-        let mut buf = vec![0u8; n * R::SIZE];
-        file.read_exact_at(&mut buf, first * R::SIZE as u64)?;
-        Ok(buf.chunks_exact(R::SIZE).map(R::decode).collect())
+        read_range(self.file.as_ref(), self.len, first, n)
     }
 
     /// Whether every record can be read back (counts them).
@@ -262,20 +250,27 @@ impl<R: Record> SpillStore<R> {
     /// Records `first..first + n`, read from the file at once.
     pub fn range(&self, first: u64, n: usize) -> io::Result<Vec<R>> {
         let store = self.lock();
-        if first.saturating_add(n as u64) > store.records {
-            return Err(io::Error::other(format!(
-                "records {first}..{} of a store of {}",
-                first.saturating_add(n as u64),
-                store.records
-            )));
-        }
-        let Some(file) = &store.file else {
-            return Ok(Vec::new());
-        };
-        let mut buf = vec![0u8; n * R::SIZE];
-        file.read_exact_at(&mut buf, first * R::SIZE as u64)?;
-        Ok(buf.chunks_exact(R::SIZE).map(R::decode).collect())
+        read_range(store.file.as_ref(), store.records, first, n)
     }
+}
+
+/// Records `first..first + n` of the `len` records in `file` (`None`: none written yet).
+fn read_range<R: Record>(
+    file: Option<&File>,
+    len: u64,
+    first: u64,
+    n: usize,
+) -> io::Result<Vec<R>> {
+    let end = first.saturating_add(n as u64);
+    if end > len {
+        return Err(io::Error::other(format!("records {first}..{end} of {len}")));
+    }
+    let Some(file) = file else {
+        return Ok(Vec::new());
+    };
+    let mut buf = vec![0u8; n * R::SIZE];
+    file.read_exact_at(&mut buf, first * R::SIZE as u64)?;
+    Ok(buf.chunks_exact(R::SIZE).map(R::decode).collect())
 }
 
 #[cfg(test)]

@@ -202,12 +202,10 @@ impl EventQueue {
         }
     }
 
-    /// Calls `f` with the kinds of the heap's third level (four events that will come soon).
+    /// The kinds of the heap's third level (four events that will come soon).
     #[inline]
-    pub fn prefetch_third_level(&self, mut f: impl FnMut(EventKind)) {
-        for e in self.heap.iter().skip(3).take(4) {
-            f(e.kind);
-        }
+    pub fn third_level(&self) -> impl Iterator<Item = EventKind> + '_ {
+        self.heap.iter().skip(3).take(4).map(|e| e.kind)
     }
 
     pub fn peek_time(&self) -> Option<u64> {
