@@ -112,7 +112,7 @@ impl LossRecovery {
         let r = &mut self.rack_tlp.rack;
         let prior_fack = r.fack;
         let mut next = 0;
-        let indices = ranges.into_iter().flat_map(|(a, b)| {
+        let indices = ranges.iter().flat_map(|&(a, b)| {
             let from = a.max(next);
             next = next.max(b);
             from..b
