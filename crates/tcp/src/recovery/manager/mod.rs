@@ -295,16 +295,19 @@ impl LossRecovery {
                 segments: marked as u32,
             });
         }
-        let (cwnd, ssthresh) = (self.rec.cwnd(c.cc), c.cc.ssthresh());
+        // the window is read only for an event that reports it (not on every ACK)
+        let window = |rec: &Recovery, cc: &Cc| (rec.cwnd(cc), cc.ssthresh());
         match (phase_before, self.rec.phase) {
             (Phase::Open, Phase::Recovery) => {
                 push(R::Entered);
+                let (cwnd, ssthresh) = window(&self.rec, c.cc);
                 push(R::Reduction { cwnd, ssthresh });
             }
             (Phase::Recovery, Phase::Open) => push(R::Exited),
             _ => {}
         }
         if c.stats.undos > undos_before {
+            let (cwnd, ssthresh) = window(&self.rec, c.cc);
             push(R::Undo { cwnd, ssthresh });
         }
     }
