@@ -75,14 +75,24 @@ class RecordTest(unittest.TestCase):
 
 
 class ReportTest(unittest.TestCase):
-    def report(self, recs, goal=100):
+    def report(self, recs, goal=100, build=None):
         with tempfile.TemporaryDirectory() as d:
             write(f"{d}/runs.jsonl", "".join(json.dumps(r) + "\n" for r in recs))
-            out = subprocess.run([sys.executable, f"{HERE}/vs_ns3_report.py", d, str(goal),
-                                  "load average: 1.00"], capture_output=True, text=True,
-                                 check=True).stdout
+            args = [sys.executable, f"{HERE}/vs_ns3_report.py", d, str(goal),
+                    "load average: 1.00"] + ([build] if build else [])
+            out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
             with open(f"{d}/vs-ns3.json") as f:
                 return out, json.load(f)
+
+    def test_the_timed_build_is_named(self):
+        recs = [{"sim": "thinlab", "workload": "dumbbell", "run": 1, "process_wall_s": 0.2,
+                 "process_cpu_s": 0.2, "sim_wall_s": 0.15}]
+        out, res = self.report(recs)
+        self.assertEqual(res["thinlab_build"], "release")
+        self.assertIn("thinlab build: release", out)
+        out, res = self.report(recs, build="release+PGO")
+        self.assertEqual(res["thinlab_build"], "release+PGO")
+        self.assertIn("thinlab build: release+PGO", out)
 
     def test_best_of_n_and_ratios(self):
         tl = lambda i, w, c, s: {"sim": "thinlab", "workload": "dumbbell", "run": i,

@@ -14,7 +14,8 @@
 # Environment: RUNS (default 3, the same N for every simulator and workload),
 #   WORKLOADS ("thin_stream dumbbell"), PYTHON (python3; resolved to the real interpreter so
 #   that a pyenv shim's start-up is not timed), SKIP_BUILD=1 to reuse the binary,
-#   THINLAB_BIN (target/release/thinlab), DUMBBELL_DURATION (seconds, default 100: both
+#   THINLAB_BIN (target/release/thinlab; with PGO=1 target/pgo/thinlab), PGO=1 to build and
+#   time the profile-guided build (scripts/build-pgo.sh), DUMBBELL_DURATION (seconds, default 100: both
 #   simulators), GOAL (100), HTSIM_DUMBBELL / HTSIM_THIN_STREAM (optional: locally built htsim
 #   drivers of the workloads, run RUNS times; see docs/performance.md, "Against htsim").
 set -euo pipefail
@@ -33,7 +34,12 @@ RUNS="${RUNS:-3}"
 GOAL="${GOAL:-100}"
 WORKLOADS="${WORKLOADS:-thin_stream dumbbell}"
 DUMBBELL_DURATION="${DUMBBELL_DURATION:-100}"
-BIN="${THINLAB_BIN:-$ROOT/target/release/thinlab}"
+PGO="${PGO:-0}"
+[[ "$PGO" == 0 || "$PGO" == 1 ]] || die "PGO must be 0 or 1, got '$PGO'"
+BUILD=release
+if [[ "$PGO" == 1 ]]; then BUILD="release+PGO"; fi
+if [[ "$PGO" == 1 ]]; then DEFAULT_BIN="$ROOT/target/pgo/thinlab"; else DEFAULT_BIN="$ROOT/target/release/thinlab"; fi
+BIN="${THINLAB_BIN:-$DEFAULT_BIN}"
 for v in THINLAB_RUNS NS3_RUNS_THIN NS3_RUNS_DUMBBELL; do
     [[ -z "${!v:-}" ]] || die "$v is gone: RUNS sets the number of runs of every simulator"
 done
@@ -54,8 +60,13 @@ done
 # --- thinlab -----------------------------------------------------------------------------
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
     command -v cargo >/dev/null 2>&1 || die "cargo not found: install Rust (https://rustup.rs) or set SKIP_BUILD=1 with an existing $BIN"
-    log "building thinlab (cargo build --release -p thinlab)"
-    cargo build --release -p thinlab >&2 || die "cargo build --release -p thinlab failed"
+    if [[ "$PGO" == 1 ]]; then
+        log "building thinlab with profile-guided optimisation (scripts/build-pgo.sh)"
+        "$ROOT/scripts/build-pgo.sh" >&2 || die "scripts/build-pgo.sh failed"
+    else
+        log "building thinlab (cargo build --release -p thinlab)"
+        cargo build --release -p thinlab >&2 || die "cargo build --release -p thinlab failed"
+    fi
 fi
 [[ -x "$BIN" ]] || die "$BIN does not exist (build failed or SKIP_BUILD=1 without a build)"
 
@@ -128,7 +139,7 @@ for w in $WORKLOADS; do
 done
 
 # --- report ------------------------------------------------------------------------------
-"$PYTHON" "$ROOT/bench/vs_ns3_report.py" "$OUT" "$GOAL" "$UPTIME_START"
+"$PYTHON" "$ROOT/bench/vs_ns3_report.py" "$OUT" "$GOAL" "$UPTIME_START" "$BUILD"
 }
 
 main "$@"

@@ -45,6 +45,8 @@ WORK_KEYS = ("events", "packet_hops", "data_segments_sent", "bytes_delivered",
 
 def main():
     out, goal, uptime_start = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+    # which thinlab build was timed (vs-ns3.sh: "release" or "release+PGO")
+    build = sys.argv[4] if len(sys.argv) > 4 else "release"
     recs = [json.loads(line) for line in open(f"{out}/runs.jsonl")]
     cpu = "?"
     try:
@@ -57,8 +59,9 @@ def main():
     result = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "host": {"cpus": os.cpu_count(), "cpu": cpu, "platform": platform.platform()},
               "uptime_start": uptime_start, "uptime_end": uptime(), "goal_ratio": goal,
-              "workloads": {}}
+              "thinlab_build": build, "workloads": {}}
     print()
+    print(f"thinlab build: {build}")
     hdr = (f"{'workload':<12} {'sim':<8} {'N':>2} {'wall s':>9} {'CPU s':>9} "
            f"{'ratio wall':>10} {'ratio CPU':>9} {'vs sim-only':>11}")
     print(hdr)
