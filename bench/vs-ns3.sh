@@ -36,9 +36,13 @@ WORKLOADS="${WORKLOADS:-thin_stream dumbbell}"
 DUMBBELL_DURATION="${DUMBBELL_DURATION:-100}"
 PGO="${PGO:-0}"
 [[ "$PGO" == 0 || "$PGO" == 1 ]] || die "PGO must be 0 or 1, got '$PGO'"
-BUILD=release
-if [[ "$PGO" == 1 ]]; then BUILD="release+PGO"; fi
-if [[ "$PGO" == 1 ]]; then DEFAULT_BIN="$ROOT/target/pgo/thinlab"; else DEFAULT_BIN="$ROOT/target/release/thinlab"; fi
+# BUILD names what is timed: the release build, the PGO build, or THINLAB_BIN's binary.
+if [[ "$PGO" == 1 ]]; then
+    BUILD="release+PGO"; DEFAULT_BIN="$ROOT/target/pgo/thinlab"
+else
+    BUILD=release; DEFAULT_BIN="$ROOT/target/release/thinlab"
+fi
+if [[ -n "${THINLAB_BIN:-}" ]]; then BUILD="custom: $THINLAB_BIN"; fi
 BIN="${THINLAB_BIN:-$DEFAULT_BIN}"
 for v in THINLAB_RUNS NS3_RUNS_THIN NS3_RUNS_DUMBBELL; do
     [[ -z "${!v:-}" ]] || die "$v is gone: RUNS sets the number of runs of every simulator"

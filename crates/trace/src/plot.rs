@@ -492,7 +492,7 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "writes /tmp/thinlab-plot-*.svg for a look"]
+    #[ignore = "writes thinlab-plot-*.svg in the temporary directory, for a look"]
     fn dump() {
         for (name, view, log) in [
             ("cdf", View::Cdf, false),
@@ -504,7 +504,8 @@ mod tests {
                 &PlotSpec::latency("quickstart: app latency", view, log),
             )
             .unwrap();
-            std::fs::write(format!("/tmp/thinlab-plot-{name}.svg"), svg).unwrap();
+            let path = std::env::temp_dir().join(format!("thinlab-plot-{name}.svg"));
+            std::fs::write(path, svg).unwrap();
         }
     }
 
