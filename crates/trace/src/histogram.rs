@@ -8,8 +8,9 @@
 //! same values in the same order (`LatencyStats::from_runs`).
 //!
 //! Adding is amortised O(log n) with sequential memory access: new values go to an unsorted
-//! tail, which is sorted and merged into the ascending `(ns, count)` runs once it is as long
-//! as the runs (at least `MIN_PENDING`). A flow of bulk writes has as many distinct latencies
+//! tail, which is sorted (a long tail by an LSD radix sort over the bytes in which its values
+//! differ) and merged in place into the ascending `(ns, count)` runs once it is as long as the
+//! runs (at least `MIN_PENDING`). A flow of bulk writes has as many distinct latencies
 //! as writes, and a tree's insert per write (a cache miss per level) cost a sixth of a dumbbell's
 //! simulation. Readers see the runs and the tail merged.
 
@@ -78,13 +79,19 @@ impl LatencyHistogram {
     }
 
     /// Merges the unsorted values into the runs, so that reading needs no sorting: for a
-    /// finished histogram that will be read several times.
+    /// finished histogram that will be read several times. In place: the tail is sorted
+    /// (`sort_by_value`) and run-length encoded where it lies, then merged with the runs from
+    /// the back, through one copy of the (shorter) tail.
     pub fn compact(&mut self) {
-        if self.entries.len() == self.sorted {
+        let s = self.sorted;
+        if self.entries.len() == s {
             return;
         }
-        let new = sorted_runs(&mut self.entries[self.sorted..]);
-        self.entries = merge_runs(&self.entries[..self.sorted], new);
+        let mut scratch = Vec::new();
+        sort_by_value(&mut self.entries[s..], &mut scratch);
+        let tail = run_length_in_place(&mut self.entries[s..]);
+        self.entries.truncate(s + tail);
+        merge_tail_in_place(&mut self.entries, s, scratch);
         self.sorted = self.entries.len();
     }
 
@@ -147,6 +154,102 @@ fn sorted_runs(pairs: &mut [(u64, u64)]) -> Vec<(u64, u64)> {
         }
     }
     out
+}
+
+/// A `(value, count)` pair.
+type Run = (u64, u64);
+
+/// Tails shorter than this are sorted by comparison; longer ones by radix.
+const RADIX_MIN: usize = 64;
+
+/// Sorts `(value, count)` pairs by value (the order of equal values is left open: they are
+/// added up next). Long slices go through an LSD radix sort on the value's bytes, skipping the
+/// bytes all values share (latencies differ in their low four or five bytes), with `scratch`
+/// as the second buffer.
+fn sort_by_value(v: &mut [(u64, u64)], scratch: &mut Vec<(u64, u64)>) {
+    if v.len() < RADIX_MIN {
+        v.sort_unstable_by_key(|p| p.0);
+        return;
+    }
+    let first = v[0].0;
+    let differ = v.iter().fold(0u64, |d, p| d | (p.0 ^ first));
+    scratch.clear();
+    scratch.resize(v.len(), (0, 0));
+    // `in_v`: whether the data are in `v` (else in `scratch`) after the passes so far
+    let mut in_v = true;
+    for shift in (0..64).step_by(8) {
+        if (differ >> shift) & 0xff == 0 {
+            continue;
+        }
+        let (src, dst): (&[Run], &mut [Run]) = if in_v {
+            (v, scratch.as_mut_slice())
+        } else {
+            (scratch.as_slice(), v)
+        };
+        let mut start = [0usize; 256];
+        for p in src {
+            start[((p.0 >> shift) & 0xff) as usize] += 1;
+        }
+        let mut sum = 0;
+        for c in start.iter_mut() {
+            let n = *c;
+            *c = sum;
+            sum += n;
+        }
+        for &p in src {
+            let b = ((p.0 >> shift) & 0xff) as usize;
+            dst[start[b]] = p;
+            start[b] += 1;
+        }
+        in_v = !in_v;
+    }
+    if !in_v {
+        v.copy_from_slice(scratch);
+    }
+}
+
+/// Adds up the counts of equal neighbours of the sorted `v` into its first `n` places and
+/// returns `n`.
+fn run_length_in_place(v: &mut [(u64, u64)]) -> usize {
+    let mut n = 0;
+    for i in 0..v.len() {
+        if n > 0 && v[n - 1].0 == v[i].0 {
+            v[n - 1].1 += v[i].1;
+        } else {
+            v[n] = v[i];
+            n += 1;
+        }
+    }
+    n
+}
+
+/// `e[..s]` and `e[s..]`, both ascending run lists, merged into one in `e` (counts of equal
+/// values added), from the back, through a copy of the tail in `buf`.
+fn merge_tail_in_place(e: &mut Vec<(u64, u64)>, s: usize, mut buf: Vec<(u64, u64)>) {
+    buf.clear();
+    buf.extend_from_slice(&e[s..]);
+    let (mut i, mut j, mut w) = (s, buf.len(), e.len());
+    // Invariant: w ≥ i + j, so writing e[w - 1] never overwrites an unread e[..i].
+    while j > 0 {
+        let b = buf[j - 1];
+        let out = if i > 0 && e[i - 1].0 > b.0 {
+            i -= 1;
+            e[i]
+        } else if i > 0 && e[i - 1].0 == b.0 {
+            i -= 1;
+            j -= 1;
+            (b.0, e[i].1 + b.1)
+        } else {
+            j -= 1;
+            b
+        };
+        w -= 1;
+        e[w] = out;
+    }
+    // the rest of the runs is already in place, ending at `i`; equal values merged leave a gap
+    if w > i {
+        e.drain(i..w);
+    }
 }
 
 /// Two ascending run lists merged into one (counts of equal values added).
@@ -250,6 +353,37 @@ mod tests {
             let back: LatencyHistogram = Vec::from(h.clone()).into();
             prop_assert_eq!(back, h);
         });
+    }
+
+    /// Long tails (sorted by radix) of values spread over many bytes, with repeats, merge into
+    /// the runs of a counting map; so do the pieces of an in-place merge that adds up equal
+    /// values.
+    #[test]
+    fn radix_sorted_tails_equal_a_counting_map() {
+        use proptest::prelude::*;
+        let value = prop_oneof![
+            any::<u64>(),
+            1_000_000u64..1_000_400,
+            (0u64..5).prop_map(|x| x << 40),
+        ];
+        proptest!(|(a in proptest::collection::vec(value, 0..3000))| {
+            let mut want = std::collections::BTreeMap::<u64, u64>::new();
+            let mut h = LatencyHistogram::default();
+            for &v in &a {
+                *want.entry(v).or_default() += 1;
+                h.add(v);
+            }
+            h.compact();
+            let want: Vec<(u64, u64)> = want.into_iter().collect();
+            prop_assert_eq!(h.runs_ns().collect::<Vec<_>>(), want);
+        });
+        let mut v: Vec<(u64, u64)> = (0..1000u64).rev().map(|x| (x * 7919 % 1000, 1)).collect();
+        let mut scratch = Vec::new();
+        sort_by_value(&mut v, &mut scratch);
+        assert!(v.windows(2).all(|w| w[0].0 < w[1].0));
+        let mut e = vec![(1, 1), (3, 1), (5, 1), (0, 2), (3, 4), (9, 1)];
+        merge_tail_in_place(&mut e, 3, Vec::new());
+        assert_eq!(e, vec![(0, 2), (1, 1), (3, 5), (5, 1), (9, 1)]);
     }
 
     #[test]
