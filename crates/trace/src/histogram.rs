@@ -45,7 +45,7 @@ impl From<Vec<(u64, u64)>> for LatencyHistogram {
     fn from(mut pairs: Vec<(u64, u64)>) -> Self {
         pairs.retain(|&(_, n)| n > 0);
         let total = pairs.iter().map(|p| p.1).sum();
-        let entries = sorted_runs(&mut pairs);
+        let entries = into_sorted_runs(pairs);
         LatencyHistogram {
             sorted: entries.len(),
             entries,
@@ -81,7 +81,7 @@ impl LatencyHistogram {
     /// Merges the unsorted values into the runs, so that reading needs no sorting: for a
     /// finished histogram that will be read several times. In place: the tail is sorted
     /// (`sort_by_value`) and run-length encoded where it lies, then merged with the runs from
-    /// the back, through one copy of the (shorter) tail.
+    /// the back, through one copy of the tail.
     pub fn compact(&mut self) {
         let s = self.sorted;
         if self.entries.len() == s {
@@ -98,7 +98,9 @@ impl LatencyHistogram {
     /// Add every count of `other`.
     pub fn merge(&mut self, other: &LatencyHistogram) {
         self.compact();
-        self.entries = merge_runs(&self.entries, other.runs_ns().collect());
+        let s = self.entries.len();
+        self.entries.extend(other.runs_ns());
+        merge_tail_in_place(&mut self.entries, s, Vec::new());
         self.sorted = self.entries.len();
         self.total += other.total;
     }
@@ -123,7 +125,7 @@ impl LatencyHistogram {
         let pending = if pending.is_empty() {
             Vec::new()
         } else {
-            sorted_runs(&mut pending.to_vec())
+            into_sorted_runs(pending.to_vec())
         };
         MergeRuns {
             a: runs.iter().copied().peekable(),
@@ -143,21 +145,16 @@ impl LatencyHistogram {
     }
 }
 
-/// `pairs` (`(value, count)`, any order) sorted and run-length encoded (sorted in place).
-fn sorted_runs(pairs: &mut [(u64, u64)]) -> Vec<(u64, u64)> {
-    pairs.sort_unstable_by_key(|p| p.0);
-    let mut out: Vec<(u64, u64)> = Vec::new();
-    for &(v, c) in pairs.iter() {
-        match out.last_mut() {
-            Some((last, n)) if *last == v => *n += c,
-            _ => out.push((v, c)),
-        }
-    }
-    out
-}
-
 /// A `(value, count)` pair.
 type Run = (u64, u64);
+
+/// `pairs` (any order) sorted and run-length encoded, in their own storage.
+fn into_sorted_runs(mut pairs: Vec<Run>) -> Vec<Run> {
+    sort_by_value(&mut pairs, &mut Vec::new());
+    let n = run_length_in_place(&mut pairs);
+    pairs.truncate(n);
+    pairs
+}
 
 /// Tails shorter than this are sorted by comparison; longer ones by radix.
 const RADIX_MIN: usize = 64;
@@ -166,7 +163,7 @@ const RADIX_MIN: usize = 64;
 /// added up next). Long slices go through an LSD radix sort on the value's bytes, skipping the
 /// bytes all values share (latencies differ in their low four or five bytes), with `scratch`
 /// as the second buffer.
-fn sort_by_value(v: &mut [(u64, u64)], scratch: &mut Vec<(u64, u64)>) {
+fn sort_by_value(v: &mut [Run], scratch: &mut Vec<Run>) {
     if v.len() < RADIX_MIN {
         v.sort_unstable_by_key(|p| p.0);
         return;
@@ -210,7 +207,7 @@ fn sort_by_value(v: &mut [(u64, u64)], scratch: &mut Vec<(u64, u64)>) {
 
 /// Adds up the counts of equal neighbours of the sorted `v` into its first `n` places and
 /// returns `n`.
-fn run_length_in_place(v: &mut [(u64, u64)]) -> usize {
+fn run_length_in_place(v: &mut [Run]) -> usize {
     let mut n = 0;
     for i in 0..v.len() {
         if n > 0 && v[n - 1].0 == v[i].0 {
@@ -225,7 +222,7 @@ fn run_length_in_place(v: &mut [(u64, u64)]) -> usize {
 
 /// `e[..s]` and `e[s..]`, both ascending run lists, merged into one in `e` (counts of equal
 /// values added), from the back, through a copy of the tail in `buf`.
-fn merge_tail_in_place(e: &mut Vec<(u64, u64)>, s: usize, mut buf: Vec<(u64, u64)>) {
+fn merge_tail_in_place(e: &mut Vec<Run>, s: usize, mut buf: Vec<Run>) {
     buf.clear();
     buf.extend_from_slice(&e[s..]);
     let (mut i, mut j, mut w) = (s, buf.len(), e.len());
@@ -250,16 +247,6 @@ fn merge_tail_in_place(e: &mut Vec<(u64, u64)>, s: usize, mut buf: Vec<(u64, u64
     if w > i {
         e.drain(i..w);
     }
-}
-
-/// Two ascending run lists merged into one (counts of equal values added).
-fn merge_runs(a: &[(u64, u64)], b: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    out.extend(MergeRuns {
-        a: a.iter().copied().peekable(),
-        b: b.into_iter().peekable(),
-    });
-    out
 }
 
 /// Merges two ascending `(value, count)` streams, adding the counts of equal values (each
