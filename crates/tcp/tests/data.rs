@@ -452,3 +452,21 @@ fn linux_delayed_ack_counts_only_the_new_bytes_of_an_overlapping_segment() {
     ep.handle_segment(ms(42), p.data(1800, 400));
     assert_eq!(drain(&mut ep, ms(42)).len(), 1);
 }
+
+/// An endpoint keeps a shared configuration when it equals its own but for the congestion
+/// controller's seed (read only when the endpoint is made), and keeps its own otherwise.
+#[test]
+fn share_config_only_when_equal_but_for_the_seed() {
+    use std::sync::Arc;
+    let mut own = cfg();
+    own.cc_seed = 7;
+    let mut ep = Endpoint::listen(own.clone(), 80, 1);
+    let shared = Arc::new(cfg());
+    assert!(ep.share_config(&shared));
+    assert!(std::ptr::eq(ep.config(), &*shared));
+    let mut other = cfg();
+    other.mss = 536;
+    let mut ep = Endpoint::listen(own.clone(), 80, 1);
+    assert!(!ep.share_config(&Arc::new(other)));
+    assert_eq!(ep.config(), &own);
+}

@@ -30,8 +30,9 @@ use crate::rng::{stream, Component};
 use crate::scenario::{Direction, Scenario};
 use net::{Net, FORWARD, REVERSE};
 use rand::Rng as _;
+use std::sync::Arc;
 use std::time::Duration;
-use thinlab_tcp::{Endpoint, EndpointError, Instant, State, Stats};
+use thinlab_tcp::{Endpoint, EndpointError, Instant, State, Stats, TcpConfig};
 use thinlab_trace::{FlowRecorder, FlowStatus, WriteSink};
 use window_trace::{EventTrace, FlowTrace, WorstWindowTrace};
 pub use window_trace::{TraceFilter, TracedWindow, WorstWindow};
@@ -250,6 +251,8 @@ struct Sim<'a> {
     stop_after: Option<u64>,
     /// Prefetch the next event's state (many flows: their state exceeds the caches).
     prefetch: bool,
+    /// Each flow's TCP configuration, one allocation for consecutive flows with equal ones.
+    configs: Vec<Arc<TcpConfig>>,
 }
 
 impl<'a> Sim<'a> {
@@ -301,6 +304,7 @@ impl<'a> Sim<'a> {
             capture: None,
             stop_after: None,
             prefetch: prefetch::worth_it(s.flows.len()),
+            configs: shared_configs(s),
         }
     }
 
@@ -375,7 +379,7 @@ impl<'a> Sim<'a> {
     }
 
     fn flow_start(&mut self, now: u64, f: usize) {
-        let mut cfg = self.s.flows[f].tcp.clone();
+        let mut cfg = TcpConfig::clone(&self.configs[f]);
         let mut isn = stream(self.seed, Component::Isn(f as u32));
         // The congestion controller's draws (PERT): stream 1 of the flow's ISN generator, so the
         // ISNs (stream 0) are unchanged.
@@ -385,14 +389,11 @@ impl<'a> Sim<'a> {
         let t = Instant::from_nanos(now);
         let client_port = 32768 + (f % 28000) as u16;
         let fl = &mut self.flows[f];
-        fl.eps[1] = Some(Endpoint::listen(cfg.clone(), SERVER_PORT, isn.gen()));
-        fl.eps[0] = Some(Endpoint::connect(
-            t,
-            cfg,
-            client_port,
-            SERVER_PORT,
-            isn.gen(),
-        ));
+        let mut server = Endpoint::listen(cfg.clone(), SERVER_PORT, isn.gen());
+        let mut client = Endpoint::connect(t, cfg, client_port, SERVER_PORT, isn.gen());
+        server.share_config(&self.configs[f]);
+        client.share_config(&self.configs[f]);
+        fl.eps = [Some(client), Some(server)];
         fl.recorder.on_connect(t);
         self.service(now, f, 1);
         self.service(now, f, 0);
@@ -660,6 +661,20 @@ impl<'a> Sim<'a> {
     }
 }
 
+/// Each flow's TCP configuration, flows in a row with equal ones sharing one allocation
+/// ([`Endpoint::share_config`]; a flow group's flows are in a row).
+fn shared_configs(s: &Scenario) -> Vec<Arc<TcpConfig>> {
+    let mut configs: Vec<Arc<TcpConfig>> = Vec::with_capacity(s.flows.len());
+    for f in &s.flows {
+        let c = match configs.last() {
+            Some(last) if **last == f.tcp => Arc::clone(last),
+            _ => Arc::new(f.tcp.clone()),
+        };
+        configs.push(c);
+    }
+    configs
+}
+
 /// The application issues a write of `bytes`: one record covering all of it, queued as pending.
 fn issue(
     rec: &mut FlowRecorder,
@@ -776,4 +791,43 @@ fn complete(fl: &FlowSim) -> bool {
 /// Whether flow `fl` has nothing left to do.
 fn flow_done(fl: &FlowSim) -> bool {
     fl.eps[fl.sender].is_some() && (complete(fl) || dead(fl))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Flows in a row with equal TCP configurations share one; a different one starts anew.
+    #[test]
+    fn flows_in_a_row_share_equal_configurations() {
+        let s = Scenario::from_toml_str(
+            r#"
+            name = "share"
+            duration = "1s"
+            [network]
+            rtt = "10ms"
+            bandwidth = "10Mbit"
+            [[flow]]
+            name = "a"
+            app = { kind = "bulk" }
+            [[flow]]
+            name = "b"
+            app = { kind = "bulk" }
+            [[flow]]
+            name = "c"
+            app = { kind = "bulk" }
+            tcp = { mss = 536 }
+            [[flow]]
+            name = "d"
+            app = { kind = "bulk" }
+            "#,
+        )
+        .unwrap();
+        let c = shared_configs(&s);
+        assert!(Arc::ptr_eq(&c[0], &c[1]));
+        assert!(!Arc::ptr_eq(&c[1], &c[2]));
+        assert_eq!(c[2].mss, 536);
+        assert!(!Arc::ptr_eq(&c[2], &c[3]));
+        assert_eq!(*c[3], *c[0]);
+    }
 }

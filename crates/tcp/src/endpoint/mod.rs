@@ -50,6 +50,7 @@ use delayed_ack::DelayedAck;
 use options::Negotiated;
 use reassembly::Reassembly;
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use crate::state::State;
@@ -66,7 +67,8 @@ pub enum EndpointError {
 }
 
 pub struct Endpoint {
-    cfg: TcpConfig,
+    /// Shared with other endpoints of the same configuration ([`Endpoint::share_config`]).
+    cfg: Arc<TcpConfig>,
     state: State,
     local_port: u16,
     remote_port: u16,
@@ -175,7 +177,7 @@ impl Endpoint {
             events: VecDeque::new(),
             stats: Stats::default(),
             error: None,
-            cfg,
+            cfg: Arc::new(cfg),
         }
     }
 
@@ -370,6 +372,22 @@ impl Endpoint {
     }
     pub fn config(&self) -> &TcpConfig {
         &self.cfg
+    }
+
+    /// Keeps this endpoint's configuration in `shared`'s storage when the two are equal but for
+    /// `cc_seed` (read only when the endpoint is made; [`Endpoint::config`] then shows
+    /// `shared`'s). Thousands of connections with one configuration then hold it once, where
+    /// it stays in the cache, instead of once each (docs/performance.md, "One configuration
+    /// for many flows"). Returns whether it did.
+    pub fn share_config(&mut self, shared: &Arc<TcpConfig>) -> bool {
+        let equal = TcpConfig {
+            cc_seed: self.cfg.cc_seed,
+            ..TcpConfig::clone(shared)
+        } == *self.cfg;
+        if equal {
+            self.cfg = Arc::clone(shared);
+        }
+        equal
     }
 
     // --- additional read-only accessors (diagnostics, tests, later mechanisms)
