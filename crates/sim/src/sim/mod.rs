@@ -18,8 +18,10 @@
 //!   bytes acknowledged, and for finite sources the FIN acknowledged — or the connection
 //!   died), or at the drain bound [`drain_bound`] after `duration`.
 
+mod flow_end;
 mod net;
 mod prefetch;
+mod shared_config;
 mod window_trace;
 
 use crate::app::Source;
@@ -28,11 +30,13 @@ use crate::pcap_out::{CaptureOptions, RunCapture};
 use crate::result::{FlowResult, RunResult};
 use crate::rng::{stream, Component};
 use crate::scenario::{Direction, Scenario};
+use flow_end::{complete, flow_done, flow_status};
 use net::{Net, FORWARD, REVERSE};
 use rand::Rng as _;
+use shared_config::shared_configs;
 use std::sync::Arc;
 use std::time::Duration;
-use thinlab_tcp::{Endpoint, EndpointError, Instant, State, Stats, TcpConfig};
+use thinlab_tcp::{Endpoint, Instant, State, Stats, TcpConfig};
 use thinlab_trace::{FlowRecorder, FlowStatus, WriteSink};
 use window_trace::{EventTrace, FlowTrace, WorstWindowTrace};
 pub use window_trace::{TraceFilter, TracedWindow, WorstWindow};
@@ -661,20 +665,6 @@ impl<'a> Sim<'a> {
     }
 }
 
-/// Each flow's TCP configuration, flows in a row with equal ones sharing one allocation
-/// ([`Endpoint::share_config`]; a flow group's flows are in a row).
-fn shared_configs(s: &Scenario) -> Vec<Arc<TcpConfig>> {
-    let mut configs: Vec<Arc<TcpConfig>> = Vec::with_capacity(s.flows.len());
-    for f in &s.flows {
-        let c = match configs.last() {
-            Some(last) if **last == f.tcp => Arc::clone(last),
-            _ => Arc::new(f.tcp.clone()),
-        };
-        configs.push(c);
-    }
-    configs
-}
-
 /// The application issues a write of `bytes`: one record covering all of it, queued as pending.
 fn issue(
     rec: &mut FlowRecorder,
@@ -700,134 +690,5 @@ fn note_write(
     rec.on_write(Instant::from_nanos(now), start, end);
     if let Some(tr) = trace.as_deref_mut() {
         tr.write(now, end);
-    }
-}
-
-/// How flow `fl` ended ([`FlowStatus`]): `completed` exactly when every write the application
-/// made was delivered; otherwise never established, aborted (and why) or stopped by the drain
-/// bound.
-fn flow_status(fl: &FlowSim, stop: u64, drain_bound_hit: bool) -> (FlowStatus, Option<String>) {
-    let rec = fl.recorder.records();
-    let undelivered = rec.write_count() - rec.writes_delivered();
-    let error = [fl.sender, 0, 1 - fl.sender].iter().find_map(|&side| {
-        fl.eps[side]
-            .as_ref()
-            .and_then(|e| e.error().map(|err| (e, err)))
-    });
-    let why_dead = |ep: &Endpoint, err: EndpointError| match err {
-        EndpointError::TimedOut if !fl.source_started => format!(
-            "no answer to the SYN after {} retransmissions",
-            ep.config().syn_retries
-        ),
-        EndpointError::TimedOut => {
-            format!("{} retransmission timeouts", ep.config().max_retries)
-        }
-        EndpointError::Reset => "reset".to_string(),
-        EndpointError::ClosedForSending => "closed".to_string(),
-    };
-    let late = fl.established_at.is_some_and(|t| t >= stop);
-    if undelivered == 0 && fl.pending == 0 && fl.source_started && !(late && rec.write_count() == 0)
-    {
-        // Every write delivered; a connection that died afterwards (say, its FIN never
-        // acknowledged) lost nothing the application wrote.
-        return (FlowStatus::Completed, None);
-    }
-    if late && rec.write_count() == 0 {
-        let at = fl.established_at.unwrap_or(stop) as f64 / 1e9;
-        return (
-            FlowStatus::NeverEstablished,
-            Some(format!(
-                "the handshake completed only at {at:.3} s, after `duration`: no write was made"
-            )),
-        );
-    }
-    if !fl.source_started {
-        let reason = match error {
-            Some((ep, err)) => why_dead(ep, err),
-            None if drain_bound_hit => "the handshake had not completed at the drain bound".into(),
-            None => "the handshake never completed".into(),
-        };
-        return (FlowStatus::NeverEstablished, Some(reason));
-    }
-    match error {
-        Some((ep, err)) => (FlowStatus::Aborted, Some(why_dead(ep, err))),
-        None if drain_bound_hit => (
-            FlowStatus::DrainBoundHit,
-            Some("the drain bound ended the run with data in flight".into()),
-        ),
-        None => (
-            FlowStatus::Aborted,
-            Some("the simulation stalled with data undelivered".into()),
-        ),
-    }
-}
-
-/// The connection died: the sender or the client (which opens it) is CLOSED.
-fn dead(fl: &FlowSim) -> bool {
-    let closed = |side: usize| {
-        fl.eps[side]
-            .as_ref()
-            .is_some_and(|e| e.state() == State::Closed)
-    };
-    closed(fl.sender) || closed(0)
-}
-
-/// Everything was written, acknowledged, and (finite sources) the FIN acknowledged.
-fn complete(fl: &FlowSim) -> bool {
-    let Some(sender) = fl.eps[fl.sender].as_ref() else {
-        return false;
-    };
-    if !fl.source_started || !fl.source.finished() || fl.pending > 0 || sender.bytes_unacked() > 0 {
-        return false;
-    }
-    !fl.source.closes()
-        || (fl.closed
-            && matches!(
-                sender.state(),
-                State::FinWait2 | State::TimeWait | State::Closed
-            ))
-}
-
-/// Whether flow `fl` has nothing left to do.
-fn flow_done(fl: &FlowSim) -> bool {
-    fl.eps[fl.sender].is_some() && (complete(fl) || dead(fl))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Flows in a row with equal TCP configurations share one; a different one starts anew.
-    #[test]
-    fn flows_in_a_row_share_equal_configurations() {
-        let s = Scenario::from_toml_str(
-            r#"
-            name = "share"
-            duration = "1s"
-            [network]
-            rtt = "10ms"
-            bandwidth = "10Mbit"
-            [[flow]]
-            name = "a"
-            app = { kind = "bulk" }
-            [[flow]]
-            name = "b"
-            app = { kind = "bulk" }
-            [[flow]]
-            name = "c"
-            app = { kind = "bulk" }
-            tcp = { mss = 536 }
-            [[flow]]
-            name = "d"
-            app = { kind = "bulk" }
-            "#,
-        )
-        .unwrap();
-        let c = shared_configs(&s);
-        assert!(Arc::ptr_eq(&c[0], &c[1]));
-        assert!(!Arc::ptr_eq(&c[1], &c[2]));
-        assert_eq!(c[2].mss, 536);
-        assert!(!Arc::ptr_eq(&c[2], &c[3]));
-        assert_eq!(*c[3], *c[0]);
     }
 }
