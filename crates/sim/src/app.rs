@@ -26,17 +26,20 @@ use rand::Rng as _;
 use rand_distr::{Distribution, Exp};
 
 #[derive(Debug)]
+// In declaration order (repr(C)): what each write reads first, the random stream and the profile
+// last (docs/performance.md, "Hot fields first").
+#[repr(C)]
 pub struct Source {
     app: App,
-    rng: Rng,
     stop: u64,
-    /// Bytes a bulk source has handed to the endpoint.
-    bulk_written: u64,
     /// No more writes will be generated.
     finished: bool,
+    /// Bytes a bulk source has handed to the endpoint.
+    bulk_written: u64,
     /// Trace sources: establishment time (offsets are relative to it) and next write's index.
     trace_base: u64,
     trace_next: usize,
+    rng: Rng,
     /// Profile sources: the fitted distributions (fitted once, at construction).
     profile: Option<crate::app_profiles::Profile>,
 }

@@ -75,6 +75,9 @@ pub struct AckedSummary {
 }
 
 #[derive(Debug)]
+// In declaration order (repr(C)): what every ACK and send touches first, the loss index's
+// and SACK cache's arrays last (docs/performance.md, "Hot fields first").
+#[repr(C)]
 pub struct SendQueue {
     rtx: VecDeque<SentSeg>,
     /// Written, not yet sent: one chunk per write, so a write never copies the backlog and a
@@ -86,23 +89,23 @@ pub struct SendQueue {
     pub nxt: u64,
     /// End of data written by the application.
     pub written: u64,
+    /// Segments marked lost so far, lost retransmissions included (Linux `tp->lost`).
+    losses: u64,
     pub capacity: usize,
-    pub fin_queued: bool,
-    pub fin_sent: bool,
-    pub fin_acked: bool,
+    /// The SACKed segments as merged runs (`recovery::rack::detect_loss` jumps over them).
+    sacked_runs: Runs,
     sacked_out: u32,
     lost_out: u32,
     retrans_out: u32,
-    /// Segments marked lost so far, lost retransmissions included (Linux `tp->lost`).
-    losses: u64,
+    pub fin_queued: bool,
+    pub fin_sent: bool,
+    pub fin_acked: bool,
     /// The highest SACKed segments and the lost frontier (`recovery::sack::mark_lost`).
     islost: IsLostIndex,
     /// The SACK blocks the last ACK applied (`recovery::sack::apply_blocks`): every segment
     /// fully inside one of them is SACKed. Forgotten when SACK marks are cleared (RTO) or a
     /// segment shrinks (a partial ACK trims the head).
     sack_cache: ArrayVec<(u64, u64), 4>,
-    /// The SACKed segments as merged runs (`recovery::rack::detect_loss` jumps over them).
-    sacked_runs: Runs,
 }
 
 impl SendQueue {

@@ -4,10 +4,17 @@
 use std::time::Duration;
 
 #[derive(Clone, Debug, Default, PartialEq)]
+// In declaration order (repr(C)): the counters every segment updates first (docs/performance.md,
+// "Hot fields first").
+#[repr(C)]
 pub struct Stats {
     pub segments_sent: u64,
     pub data_segments_sent: u64,
     pub payload_bytes_sent: u64,
+    pub segments_received: u64,
+    /// Fast recoveries undone (D-SACK or timestamps showed them spurious).
+    pub undos: u64,
+    pub duplicate_acks_received: u64,
     pub retransmissions_rto: u64,
     pub retransmissions_fast: u64,
     pub retransmissions_early: u64,
@@ -23,14 +30,10 @@ pub struct Stats {
     pub dsacks: u64,
     /// Duplicate segments reported by D-SACK, accepted or not (Linux `dsack_dups`).
     pub dsack_dups: u64,
-    /// Fast recoveries undone (D-SACK or timestamps showed them spurious).
-    pub undos: u64,
     /// Tail loss probes sent, of new data and retransmissions (Linux `TCPLossProbes`).
     pub tlp_probes: u64,
     /// Total time spent waiting for an RTO to expire with nothing sent meanwhile.
     pub frozen_time: Duration,
-    pub segments_received: u64,
-    pub duplicate_acks_received: u64,
     /// Incoming segments dropped, by reason (see `event::DropReason`).
     pub dropped_malformed: u64,
     pub dropped_wrong_connection: u64,

@@ -32,6 +32,9 @@ pub struct WriteRecord {
 
 /// Counters over the packets the sender emitted (data-carrying segments only).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+// In declaration order (repr(C)): the counters of every data packet first (docs/performance.md,
+// "Hot fields first").
+#[repr(C)]
 pub struct PacketCounters {
     pub data_packets_sent: u64,
     pub payload_bytes_sent: u64,
@@ -75,29 +78,32 @@ impl PacketCounters {
 
 /// Everything the metrics of one flow are computed from.
 #[derive(Clone, Debug, Default, PartialEq)]
+// In declaration order (repr(C)): what each delivery updates first, the retired writes' histograms
+// (updated once per batch of writes) last (docs/performance.md, "Hot fields first").
+#[repr(C)]
 pub struct FlowRecords {
     pub writes: Vec<WriteRecord>,
-    pub packets: PacketCounters,
-    /// When the flow's connection was initiated (connect call).
-    pub connect_time: Option<Instant>,
     /// When the last byte was delivered to the receiving application.
     pub last_delivery: Option<Instant>,
     /// Bytes delivered in order to the receiving application.
     pub bytes_delivered: u64,
-    /// Whether the application closed the stream after its last write (finite transfer).
-    pub finite: bool,
-    /// Until when the flow was observed (the end of the run), if every milestone could have
-    /// been seen until then: writes that had not reached a milestone by this time enter the
-    /// latency statistics as censored samples (`metrics`). `None`: no censoring.
-    pub observed_until: Option<Instant>,
-    /// Writes a compacting recorder ([`FlowRecorder::compacting`]) no longer holds: every
-    /// milestone reached, folded into counts and exact latency histograms. `writes` holds the
-    /// rest, in order, after these.
-    pub retired: RetiredWrites,
     /// The application latency of every delivered write, in write order, as a bounded series
     /// (when the recorder was asked for it: [`FlowRecorder::with_series`]); complete once the
     /// recorder finished.
     pub series: Option<Box<LatencySeries>>,
+    pub packets: PacketCounters,
+    /// When the flow's connection was initiated (connect call).
+    pub connect_time: Option<Instant>,
+    /// Until when the flow was observed (the end of the run), if every milestone could have
+    /// been seen until then: writes that had not reached a milestone by this time enter the
+    /// latency statistics as censored samples (`metrics`). `None`: no censoring.
+    pub observed_until: Option<Instant>,
+    /// Whether the application closed the stream after its last write (finite transfer).
+    pub finite: bool,
+    /// Writes a compacting recorder ([`FlowRecorder::compacting`]) no longer holds: every
+    /// milestone reached, folded into counts and exact latency histograms. `writes` holds the
+    /// rest, in order, after these.
+    pub retired: RetiredWrites,
 }
 
 /// What is kept of writes that reached every milestone once a compacting recorder dropped them.
@@ -170,8 +176,10 @@ impl Sink {
 
 /// Builds [`FlowRecords`] incrementally from writes and events.
 #[derive(Debug, Default)]
+// In declaration order (repr(C)): the recorder's cursors first, then the records (docs/performance.md,
+// "Hot fields first").
+#[repr(C)]
 pub struct FlowRecorder {
-    rec: FlowRecords,
     /// Index of the first write whose `first_send` is unknown.
     next_first_send: usize,
     /// Index of the first write not yet delivered / acknowledged.
@@ -180,20 +188,21 @@ pub struct FlowRecorder {
     /// Index of the first write whose last byte has not arrived yet (every earlier write's
     /// `transport` is set; later writes may have theirs set by out-of-order arrivals).
     next_transport: usize,
-    /// Some write ended at or before its predecessor (never in a simulation: writes are
-    /// consecutive). Arrivals then scan all writes after `next_transport` instead of searching.
-    unsorted: bool,
     highest_sent: u64,
     last_sent_at: Option<Instant>,
-    /// Retire writes that reached every milestone (`compacting`).
-    compact: bool,
+    /// The range of the last data segment that arrived at the receiver.
+    last_arrival: Option<(u64, u64)>,
     /// RDB bundles in flight, `(start, end) → end of their redundant part`, until delivered
     /// (`rdb_repaired`). A later non-bundle transmission of the same range removes the entry.
     rdb_in_flight: BTreeMap<(u64, u64), u64>,
-    /// The range of the last data segment that arrived at the receiver.
-    last_arrival: Option<(u64, u64)>,
     /// Takes each write's record when it is retired or, still held, when the recording ends.
     sink: Sink,
+    /// Some write ended at or before its predecessor (never in a simulation: writes are
+    /// consecutive). Arrivals then scan all writes after `next_transport` instead of searching.
+    unsorted: bool,
+    /// Retire writes that reached every milestone (`compacting`).
+    compact: bool,
+    rec: FlowRecords,
 }
 
 /// A compacting recorder retires complete writes in batches of at least this many (and at

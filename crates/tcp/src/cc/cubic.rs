@@ -64,22 +64,25 @@ pub struct Epoch {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+// In declaration order (repr(C)): the window first, the cubic growth state (touched only when the
+// window grows) last (docs/performance.md, "Hot fields first").
+#[repr(C)]
 pub struct Cubic {
     cwnd: u32,
     ssthresh: u32,
-    /// Fractional segments accrued towards the next increment, in [0, 1).
-    frac: f64,
     initial_window: u32,
-    /// W_max, segments (0: no congestion event yet).
-    w_max: f64,
-    /// cwnd before the last reduction, segments (for the α_cubic switch of §4.3).
-    cwnd_prior: f64,
-    epoch: Option<Epoch>,
     /// The next epoch is the first after an RTO (§4.8: K = 0, W_max = cwnd).
     after_rto: bool,
     /// An RTO fired and no new data has been acknowledged since.
     in_rto_loss: bool,
     srtt: Option<Duration>,
+    /// Fractional segments accrued towards the next increment, in [0, 1).
+    frac: f64,
+    /// W_max, segments (0: no congestion event yet).
+    w_max: f64,
+    /// cwnd before the last reduction, segments (for the α_cubic switch of §4.3).
+    cwnd_prior: f64,
+    epoch: Option<Epoch>,
 }
 
 // No NaN is ever stored (all values are finite sums/products of finite numbers).

@@ -59,7 +59,7 @@ impl Endpoint {
             r.ack = seg.seq.wrapping_add(seg.seq_len());
             r.flags = Flags::RST | Flags::ACK;
         }
-        self.rst_pending = Some(r);
+        self.rst_pending = Some(Box::new(r));
     }
 
     fn on_listen(&mut self, now: Instant, seg: Segment) {

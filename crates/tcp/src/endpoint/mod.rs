@@ -66,70 +66,69 @@ pub enum EndpointError {
     TimedOut,
 }
 
+// In declaration order (repr(C)), the fields an event touches first and the rarely touched last:
+// with thousands of flows, a flow's state is a cache miss per line it touches, so the hot fields
+// share lines (docs/performance.md, "Hot fields first").
+#[repr(C)]
 pub struct Endpoint {
     /// Shared with other endpoints of the same configuration ([`Endpoint::share_config`]).
     cfg: Arc<TcpConfig>,
-    state: State,
-    local_port: u16,
-    remote_port: u16,
-    iss: u32,
-    irs: u32,
-    neg: Negotiated,
-    /// The peer's SYN options (to build our SYN-ACK and its retransmissions).
-    peer_syn: Option<TcpOptions>,
-
-    // --- sending side
-    snd: SendQueue,
     /// Peer's advertised window, bytes (scaled).
     snd_wnd: u64,
     max_snd_wnd: u64,
     /// Peer sequence offset / our ack offset of the last window update (RFC 9293 SND.WL1/2).
     snd_wl1: i64,
     snd_wl2: i64,
-    syn_pending: bool,
-    syn_sent_at: Option<Instant>,
-    syn_retransmitted: bool,
-    syn_retries: u32,
-    probe_pending: bool,
-    /// The persist timer fired with a small non-zero window: send what fits, overriding
-    /// sender SWS avoidance and Nagle once (RFC 9293 §3.8.6.2.1 override timeout).
-    sws_override: bool,
-    persist_backoff: u32,
-    rst_pending: Option<Segment>,
-    /// Last transmission of data (or FIN).
-    last_send: Option<Instant>,
-    close_requested: bool,
-
-    // --- receiving side
-    rcv: Reassembly,
-    /// Offset of the peer's FIN once seen (possibly out of order).
-    fin_at: Option<u64>,
-    fin_rcvd: bool,
     /// Right edge of the window we last advertised (peer offsets).
     rcv_adv: u64,
     /// The window we last advertised (Linux `tp->rcv_wnd`; `select_window.rs` hysteresis).
     rcv_wnd: u64,
-    ack_now: bool,
-    delack: DelayedAck,
-    ts_recent: u32,
     /// rcv_nxt (sequence space) in the last ACK we sent (RFC 7323 Last.ACK.sent).
     last_ack_sent: u64,
-    /// A duplicate to report as the first SACK block of the next segment (RFC 2883).
-    dsack_block: Option<(u64, u64)>,
+    iss: u32,
+    irs: u32,
+    ts_recent: u32,
+    syn_retries: u32,
+    persist_backoff: u32,
+    neg: Negotiated,
+    local_port: u16,
+    remote_port: u16,
+    state: State,
+    error: Option<EndpointError>,
+    ack_now: bool,
     /// The handshake's final ACK must leave alone (`TcpConfig::handshake_ack_alone`).
     handshake_ack_pending: bool,
+    fin_rcvd: bool,
+    probe_pending: bool,
+    /// The persist timer fired with a small non-zero window: send what fits, overriding
+    /// sender SWS avoidance and Nagle once (RFC 9293 §3.8.6.2.1 override timeout).
+    sws_override: bool,
+    syn_pending: bool,
+    syn_retransmitted: bool,
+    close_requested: bool,
+    syn_sent_at: Option<Instant>,
+    /// Last transmission of data (or FIN).
+    last_send: Option<Instant>,
+    /// Offset of the peer's FIN once seen (possibly out of order).
+    fin_at: Option<u64>,
+    events: VecDeque<Event>,
+    /// A RST to send (boxed: rare, and the pointer keeps the check on a hot line).
+    rst_pending: Option<Box<Segment>>,
+    timers: Timers,
+    rtt: RttEstimator,
+    snd: SendQueue,
+    rcv: Reassembly,
+    delack: DelayedAck,
+    /// A duplicate to report as the first SACK block of the next segment (RFC 2883).
+    dsack_block: Option<(u64, u64)>,
     /// Whether the window is in use (`TcpConfig::cwnd_limited_window`).
     cwnd_usage: crate::cwnd_validation::CwndUsage,
-
-    // --- machinery
-    rtt: RttEstimator,
-    cc: Cc,
     /// Loss recovery: the recovery state machine, the loss detectors and their timers' logic.
     loss: LossRecovery,
-    timers: Timers,
-    events: VecDeque<Event>,
+    cc: Cc,
     stats: Stats,
-    error: Option<EndpointError>,
+    /// The peer's SYN options (to build our SYN-ACK and its retransmissions).
+    peer_syn: Option<TcpOptions>,
 }
 
 impl Endpoint {
@@ -281,7 +280,7 @@ impl Endpoint {
         );
         if synchronized {
             let seq = crate::seq::to_wire(self.iss, self.snd.nxt_seq());
-            self.rst_pending = Some(self.rst_segment(seq, None));
+            self.rst_pending = Some(Box::new(self.rst_segment(seq, None)));
         }
         if self.error.is_none() {
             self.error = Some(EndpointError::ClosedForSending);

@@ -38,10 +38,8 @@ pub fn sws_holds(len: u64, mss: u64, unsent: u64, max_snd_wnd: u64) -> bool {
 
 impl Endpoint {
     pub(super) fn next_segment(&mut self, now: Instant) -> Option<Segment> {
-        // `is_some` first: `take` on the hot path would copy a whole `Option<Segment>` per call.
-        if self.rst_pending.is_some() {
-            let r = self.rst_pending.take()?;
-            return Some(self.emit(now, r, SendKind::Rst, 0, 0));
+        if let Some(r) = self.rst_pending.take() {
+            return Some(self.emit(now, *r, SendKind::Rst, 0, 0));
         }
         match self.state {
             State::Closed | State::Listen => return None,

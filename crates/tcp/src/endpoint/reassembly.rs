@@ -31,16 +31,19 @@ pub struct InsertOutcome {
 }
 
 #[derive(Debug, Default)]
+// In declaration order (repr(C)): the in-order path's fields first, the SACK blocks' array last
+// (docs/performance.md, "Hot fields first").
+#[repr(C)]
 pub struct Reassembly {
+    readable: VecDeque<Bytes>,
     pub rcv_nxt: u64,
-    ooo: BTreeMap<u64, Bytes>,
+    readable_len: usize,
     ooo_bytes: usize,
+    ooo: BTreeMap<u64, Bytes>,
     /// The contiguous ranges `ooo` covers.
     runs: Runs,
     /// Most recently reported SACK blocks, most recent first.
     blocks: ArrayVec<(u64, u64), 4>,
-    readable: VecDeque<Bytes>,
-    readable_len: usize,
 }
 
 impl Reassembly {

@@ -116,12 +116,15 @@ pub enum Verdict {
 
 /// The loss-recovery component of one connection.
 #[derive(Clone, Debug)]
+// In declaration order (repr(C)): what every ACK touches first, the state of mechanisms that are
+// off or idle on most ACKs (RDB, linear timeouts, F-RTO) last (docs/performance.md, "Hot fields first").
+#[repr(C)]
 pub struct LossRecovery {
     /// The recovery state machine (phase, episode, PRR, undo).
     pub rec: Recovery,
     pub(crate) rack_tlp: RackTlpState,
-    pub(crate) dupthresh: dupthresh::DupthreshState,
-    pub(crate) rdb: RdbState,
+    /// Linux `rtt_seq`: snd_nxt when the current RTT round began (rttvar decays per round).
+    rtt_seq: u64,
     /// Consecutive RTO expiries without a fresh RTT sample (exponential backoff exponent).
     pub backoff: u32,
     /// RTO expiries since new data was last acknowledged.
@@ -129,8 +132,8 @@ pub struct LossRecovery {
     /// `SeedSrtt` linear timeouts: k·SRTT added to the base RTO after k linear expiries (only
     /// while `retries > 0`, i.e. until new data is acknowledged).
     linear_extra: Duration,
-    /// Linux `rtt_seq`: snd_nxt when the current RTT round began (rttvar decays per round).
-    rtt_seq: u64,
+    pub(crate) dupthresh: dupthresh::DupthreshState,
+    pub(crate) rdb: RdbState,
 }
 
 impl LossRecovery {
