@@ -216,8 +216,8 @@ struct TimerSlot {
 type TraceLog = std::sync::Arc<std::sync::Mutex<TracedWindow>>;
 
 // In declaration order (repr(C)): what every event reads first, the flow's start and end times
-// last; each flow starts on a cache line of its own (docs/performance.md, "Hot fields first").
-#[repr(C, align(64))]
+// last (docs/performance.md, "Hot fields first").
+#[repr(C)]
 struct FlowSim {
     /// Trace windows kept for [`run_traced`] and [`run_keeping`] (`None`: the hot
     /// path pays one branch).
