@@ -9,12 +9,26 @@ pub fn prefetch<T>(r: &T) {
     prefetch_bytes(r as *const T, std::mem::size_of::<T>());
 }
 
-/// Prefetches the first element of a deque's storage.
+/// Prefetches the first element of a deque's storage or, when the deque is empty, the start
+/// of its storage, where its next push writes if it was emptied by [`pop_front_rewinding`]
+/// (a thin stream's queues are empty between writes, so the next event's first touch of them
+/// is that push).
 #[inline(always)]
 pub fn prefetch_front<T>(q: &std::collections::VecDeque<T>) {
-    if let Some(x) = q.front() {
-        prefetch(x);
+    if q.capacity() > 0 {
+        prefetch_bytes(q.as_slices().0.as_ptr(), std::mem::size_of::<T>().max(1));
     }
+}
+
+/// `q.pop_front()`, and when that empties `q`, its ring restarts at the first slot of its
+/// storage (the one [`prefetch_front`] fetches for an empty deque). Changes no contents.
+#[inline]
+pub fn pop_front_rewinding<T>(q: &mut std::collections::VecDeque<T>) -> Option<T> {
+    let x = q.pop_front();
+    if q.is_empty() {
+        q.clear();
+    }
+    x
 }
 
 /// Asks the CPU to bring the `len` bytes from `p` into the caches (a prefetch never faults,

@@ -9,6 +9,10 @@
 //!   (removed), a cumulative ACK removes a prefix (trimmed);
 //! - the receiver's out-of-order data (`endpoint::reassembly`): the SACK block around an
 //!   arriving segment (RFC 2018 §4) is the run containing it.
+//!
+//! Lookups on an empty set return before touching the map: a `BTreeMap` emptied by removals
+//! keeps its root node, and reading that node on every ACK of a flow that once had a loss was
+//! a cache miss per ACK when thousands of flows run (docs/performance.md, "Empty maps").
 
 use std::collections::BTreeMap;
 
@@ -37,6 +41,9 @@ impl Runs {
 
     /// Removes `[start, end)`, which lies inside one run (splitting it).
     pub fn remove(&mut self, start: u64, end: u64) {
+        if self.runs.is_empty() {
+            return;
+        }
         let Some((&s, &e)) = self.runs.range(..=start).next_back() else {
             return;
         };
@@ -54,6 +61,9 @@ impl Runs {
 
     /// Removes everything below `x`.
     pub fn trim_below(&mut self, x: u64) {
+        if self.runs.is_empty() {
+            return;
+        }
         while let Some(entry) = self.runs.first_entry() {
             let (s, e) = (*entry.key(), *entry.get());
             if s >= x {
@@ -69,6 +79,9 @@ impl Runs {
 
     /// The run containing `x`, if one does.
     pub fn containing(&self, x: u64) -> Option<(u64, u64)> {
+        if self.runs.is_empty() {
+            return None;
+        }
         let (&s, &e) = self.runs.range(..=x).next_back()?;
         (e > x).then_some((s, e))
     }

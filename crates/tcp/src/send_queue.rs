@@ -254,7 +254,7 @@ impl SendQueue {
         if front.len() >= len {
             let out = front.split_to(len);
             if front.is_empty() {
-                self.unsent.pop_front();
+                crate::prefetch::pop_front_rewinding(&mut self.unsent);
             }
             return out;
         }
@@ -264,7 +264,7 @@ impl SendQueue {
             let k = (len - out.len()).min(front.len());
             out.extend_from_slice(&front.split_to(k));
             if front.is_empty() {
-                self.unsent.pop_front();
+                crate::prefetch::pop_front_rewinding(&mut self.unsent);
             }
         }
         out.freeze()
@@ -535,7 +535,7 @@ impl SendQueue {
         let mut newest: Option<Instant> = None;
         while let Some(front) = self.rtx.front() {
             if front.seq_end() <= ack {
-                let s = self.rtx.pop_front().expect("front exists");
+                let s = crate::prefetch::pop_front_rewinding(&mut self.rtx).expect("front exists");
                 if s.sacked {
                     self.sacked_out -= 1;
                 }

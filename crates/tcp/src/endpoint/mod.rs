@@ -341,12 +341,7 @@ impl Endpoint {
     }
     /// Next trace event, if any.
     pub fn poll_event(&mut self) -> Option<Event> {
-        let ev = self.events.pop_front();
-        if self.events.is_empty() {
-            // Restarts the ring at its first slot, the one `prefetch_buffers` fetches.
-            self.events.clear();
-        }
-        ev
+        crate::prefetch::pop_front_rewinding(&mut self.events)
     }
     pub fn state(&self) -> State {
         self.state

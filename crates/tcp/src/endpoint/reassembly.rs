@@ -69,7 +69,7 @@ impl Reassembly {
     }
 
     pub fn read(&mut self) -> Option<Bytes> {
-        let b = self.readable.pop_front()?;
+        let b = crate::prefetch::pop_front_rewinding(&mut self.readable)?;
         self.readable_len -= b.len();
         Some(b)
     }
