@@ -415,6 +415,12 @@ impl FlowRecorder {
     /// In-order delivery advanced from `from` to `to` on the last arrival: if that was an RDB
     /// bundle whose redundant part held `from`, the bundle repaired a loss.
     fn note_rdb_repair(&mut self, from: u64, to: u64) {
+        // `is_empty` first: an emptied map keeps its root node, a cache miss to read with
+        // thousands of flows.
+        if self.rdb_in_flight.is_empty() {
+            self.last_arrival = None;
+            return;
+        }
         if let Some(range) = self.last_arrival.take() {
             if let Some(&redundant_end) = self.rdb_in_flight.get(&range) {
                 if range.0 <= from && from < redundant_end {
@@ -451,7 +457,7 @@ impl FlowRecorder {
         if kind == SendKind::Rdb {
             let redundant_end = end.min(self.highest_sent);
             self.rdb_in_flight.insert((start, end), redundant_end);
-        } else {
+        } else if !self.rdb_in_flight.is_empty() {
             self.rdb_in_flight.remove(&(start, end));
         }
         match kind {

@@ -155,7 +155,12 @@ impl Reassembly {
     }
 
     fn drain_ooo(&mut self) {
-        while let Some(entry) = self.ooo.first_entry() {
+        // `is_empty` first: an emptied map keeps its root node, a cache miss to read per
+        // segment with thousands of flows (`crate::runs`).
+        while !self.ooo.is_empty() {
+            let Some(entry) = self.ooo.first_entry() else {
+                break;
+            };
             let s = *entry.key();
             if s > self.rcv_nxt {
                 break;
