@@ -273,7 +273,11 @@ impl<'a> Sim<'a> {
             .map(|(i, f)| {
                 let start = f.start.as_nanos() as u64;
                 q.push(start, EventKind::FlowStart { flow: i as u32 });
-                q.push(stop, EventKind::SourceStop { flow: i as u32 });
+                q.push_lane(
+                    net::SOURCE_STOP_LANE,
+                    stop,
+                    EventKind::SourceStop { flow: i as u32 },
+                );
                 FlowSim {
                     eps: [None, None],
                     trace: None,

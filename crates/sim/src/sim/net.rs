@@ -10,6 +10,12 @@ use thinlab_tcp::Segment;
 
 pub use crate::path::{FORWARD, REVERSE};
 
+/// The event queue's lanes ([`EventQueue::push_lane`]): lane 0 holds the sources' stops (all at
+/// the end of the run, scheduled in flow order, so they wait there instead of in the heap),
+/// and link `l`'s arrivals are lane `LINK_LANES + l`.
+pub const SOURCE_STOP_LANE: u32 = 0;
+pub const LINK_LANES: u32 = 1;
+
 /// A packet in flight, stored in the arena and referred to by index.
 struct Packet {
     seg: Segment,
@@ -81,7 +87,9 @@ impl Net {
         let outcome = self.paths.enter(now, flow, dir, hop, len);
         self.drops = self.paths.drops;
         match outcome {
-            Hop::Arrives { at, link } => q.push_lane(link, at, EventKind::Arrive { packet: idx }),
+            Hop::Arrives { at, link } => {
+                q.push_lane(LINK_LANES + link, at, EventKind::Arrive { packet: idx })
+            }
             Hop::Lost | Hop::QueueFull => self.release(idx),
         }
     }
