@@ -116,7 +116,11 @@ impl Timers {
     }
     /// Earliest deadline of all timers.
     pub fn next(&self) -> Option<Instant> {
-        (self.armed != 0).then(|| self.deadline.iter().copied().min().unwrap_or(Instant::MAX))
+        self.deadline
+            .iter()
+            .copied()
+            .min()
+            .filter(|_| self.armed != 0)
     }
     /// The first timer in `ORDER` that has expired at `now`; it is disarmed.
     pub fn pop_expired(&mut self, now: Instant) -> Option<TimerKind> {
