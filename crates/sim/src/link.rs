@@ -63,6 +63,9 @@ pub struct Link {
     /// Admitted packets not yet in service at the last check: (tx_start, bytes).
     waiting: VecDeque<(u64, u32)>,
     waiting_bytes: u64,
+    /// The last packet size offered and its serialisation time: sizes repeat (a direction
+    /// carries full segments or ACKs), and this spares the division.
+    last_size: (u32, u64),
     pub stats: LinkStats,
 }
 
@@ -78,6 +81,7 @@ impl Link {
             last_arrival: 0,
             waiting: VecDeque::new(),
             waiting_bytes: 0,
+            last_size: (0, serialisation_ns(0, rate_bps)),
             stats: LinkStats::default(),
         }
     }
@@ -127,7 +131,10 @@ impl Link {
             self.stats.max_queue_packets =
                 self.stats.max_queue_packets.max(self.waiting.len() as u64);
         }
-        let tx_end = tx_start.saturating_add(serialisation_ns(bytes, self.rate_bps));
+        if self.last_size.0 != bytes {
+            self.last_size = (bytes, serialisation_ns(bytes, self.rate_bps));
+        }
+        let tx_end = tx_start.saturating_add(self.last_size.1);
         self.busy_until = tx_end;
         let arrival = tx_end
             .saturating_add(self.delay_ns)
@@ -156,6 +163,12 @@ mod tests {
             l.offer(50_000_000, 500, 0),
             Some(50_000_000 + 500_000 + 10_000_000)
         );
+        // Sizes alternating (segments and ACKs): each its own serialisation time.
+        let mut l = Link::new(Some(8_000_000), 0, None);
+        for (i, bytes) in [1000, 40, 40, 1000, 1500, 40].into_iter().enumerate() {
+            let now = 1_000_000_000 * i as u64;
+            assert_eq!(l.offer(now, bytes, 0), Some(now + 1000 * bytes as u64));
+        }
         // Rounding up: 1 byte at 3 bit/s.
         assert_eq!(serialisation_ns(1, Some(3)), 2_666_666_667);
         assert_eq!(serialisation_ns(1500, None), 0);

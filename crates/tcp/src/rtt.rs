@@ -84,6 +84,8 @@ pub struct RttEstimator {
     /// `clock_hz` is set (Linux keeps `icsk_rto` in jiffies, `__tcp_set_rto`).
     rto_quantum: u64,
     rto_min: Duration,
+    /// `rto_min` in whole ticks, rounded up (asked for on every Linux sample; a division).
+    rto_min_ticks: i64,
     rto_initial: Duration,
     rto_max: Duration,
     state: Option<State>,
@@ -105,6 +107,7 @@ impl RttEstimator {
                 .clock_hz
                 .map_or(1, |hz| TimerWheel::new(hz).jiffy().as_nanos() as u64),
             rto_min: cfg.rto_min,
+            rto_min_ticks: 0,
             rto_initial: cfg.rto_initial,
             rto_max: cfg.rto_max,
             state: None,
@@ -112,6 +115,7 @@ impl RttEstimator {
             latest: None,
             rto: Duration::ZERO,
         };
+        e.rto_min_ticks = e.ticks_up(e.rto_min);
         e.rto = e.compute_rto();
         e
     }
@@ -133,8 +137,7 @@ impl RttEstimator {
         self.state = Some(match (self.model, self.state) {
             (RtoModel::Linux, st) => {
                 let m = ((ns + tick - 1) / tick).clamp(1, MAX_TICKS);
-                let min = self.ticks_up(self.rto_min);
-                linux_update(st, m, min, ends_round)
+                linux_update(st, m, self.rto_min_ticks, ends_round)
             }
             (RtoModel::Rfc6298, st) => {
                 let r = (ns as u64).div_ceil(self.tick).saturating_mul(self.tick);
@@ -301,6 +304,10 @@ impl RttEstimator {
 
     fn clamp(&self, d: Duration) -> Duration {
         let d = d.max(self.rto_min).min(self.rto_max);
+        if self.rto_quantum == 1 {
+            // No quantum (no `clock_hz`): spare the division, slowest by one.
+            return Duration::from_nanos(d.as_nanos() as u64);
+        }
         let ns = (d.as_nanos() as u64).div_ceil(self.rto_quantum);
         Duration::from_nanos(ns.saturating_mul(self.rto_quantum))
     }

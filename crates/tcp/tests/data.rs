@@ -470,3 +470,26 @@ fn share_config_only_when_equal_but_for_the_seed() {
     assert!(!ep.share_config(&Arc::new(other)));
     assert_eq!(ep.config(), &own);
 }
+
+#[test]
+fn drain_events_hands_out_what_poll_event_would() {
+    let run = |drain_by_reference: bool| {
+        let (mut ep, mut p) = client(cfg(), mss_opts(1000), ms(100));
+        let mut seen = Vec::new();
+        for i in 0..3u64 {
+            ep.write(ms(200 + 100 * i), &[1u8; 1500]).unwrap();
+            drain(&mut ep, ms(200 + 100 * i));
+            ep.handle_segment(ms(250 + 100 * i), p.ack(1500 * (i + 1)));
+            if drain_by_reference {
+                ep.drain_events(|e| seen.push(e.clone()));
+            } else {
+                seen.extend(events(&mut ep));
+            }
+            assert_eq!(ep.poll_event(), None, "nothing left after a drain");
+        }
+        seen
+    };
+    let polled = run(false);
+    assert!(polled.len() >= 9, "sends and ACKs traced: {polled:?}");
+    assert_eq!(run(true), polled);
+}

@@ -565,16 +565,16 @@ impl<'a> Sim<'a> {
             }
             net.send(now, f as u32, dir, seg, q);
         }
-        while let Some(ev) = ep.poll_event() {
+        ep.drain_events(|ev| {
             if let Some(tr) = trace.as_deref_mut() {
-                tr.event(now, is_sender, &ev);
+                tr.event(now, is_sender, ev);
             }
             if is_sender {
-                recorder.on_sender_event(&ev);
+                recorder.on_sender_event(ev);
             } else {
-                recorder.on_receiver_event(&ev);
+                recorder.on_receiver_event(ev);
             }
-        }
+        });
         if let Some(w) = trace.as_deref_mut().and_then(|t| t.worst.as_mut()) {
             let rec = recorder.records();
             let worst = rec.series.as_ref().and_then(|s| s.worst());

@@ -343,6 +343,17 @@ impl Endpoint {
     pub fn poll_event(&mut self) -> Option<Event> {
         crate::prefetch::pop_front_rewinding(&mut self.events)
     }
+    /// Hands every pending trace event to `f` in order, then forgets them: the same events as
+    /// calling [`Endpoint::poll_event`] until it returns `None`, read where they lie instead of
+    /// moved out one by one (a moved event is copied through the stack in overlapping pieces,
+    /// and reading such a copy back stalls the CPU's store forwarding).
+    #[inline]
+    pub fn drain_events(&mut self, mut f: impl FnMut(&Event)) {
+        for ev in &self.events {
+            f(ev);
+        }
+        self.events.clear();
+    }
     pub fn state(&self) -> State {
         self.state
     }
