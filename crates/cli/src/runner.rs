@@ -109,26 +109,28 @@ pub fn run_all(
     threads: usize,
     progress: &Progress,
 ) -> Result<Vec<RunOutput>> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("starting the worker threads")?;
     // After Ctrl-C no new run starts; the finished ones are returned (fewer than `jobs`).
     let worst = WorstSequences::default();
     let store = WriteStore::default();
-    let mut runs: Vec<Option<RunOutput>> = pool.install(|| {
-        jobs.par_iter()
-            .enumerate()
-            .map(|(index, job)| {
-                if crate::interrupt::interrupted() {
-                    return Ok(None);
-                }
-                let mut out = run_one(&scenarios[job.config], job, progress, &store)?;
-                worst.offer(index, &mut out);
-                Ok(Some(out))
-            })
-            .collect::<Result<_>>()
-    })?;
+    let one = |(index, job): (usize, &Job)| -> Result<Option<RunOutput>> {
+        if crate::interrupt::interrupted() {
+            return Ok(None);
+        }
+        let mut out = run_one(&scenarios[job.config], job, progress, &store)?;
+        worst.offer(index, &mut out);
+        Ok(Some(out))
+    };
+    let mut runs: Vec<Option<RunOutput>> = if jobs.len() <= 1 || threads <= 1 {
+        // No threads to start (and stop) for one run: a short run's process would spend a
+        // tenth of its time on them.
+        jobs.iter().enumerate().map(one).collect::<Result<_>>()?
+    } else {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .context("starting the worker threads")?;
+        pool.install(|| jobs.par_iter().enumerate().map(one).collect::<Result<_>>())?
+    };
     worst.restore(&mut runs);
     Ok(runs.into_iter().flatten().collect())
 }

@@ -19,6 +19,10 @@ const BYTES_PER_FLOW: u64 = 24 * 1024;
 /// The last-level cache assumed when the system does not say.
 const DEFAULT_LLC_BYTES: u64 = 32 << 20;
 
+/// No last-level cache is smaller than this: runs whose state fits need not ask the system
+/// (seven file reads, a tenth of a one-flow run's whole process).
+const SMALLEST_LLC_BYTES: u64 = 1 << 20;
+
 /// Whether `flows` flows' state is larger than the last-level cache. `THINLAB_PREFETCH=on` or
 /// `off` overrides the estimate (for measuring).
 /// Only x86_64 has the prefetch instruction here (elsewhere it would cost lookups for nothing).
@@ -29,7 +33,10 @@ pub(super) fn worth_it(flows: usize) -> bool {
     match std::env::var("THINLAB_PREFETCH").as_deref() {
         Ok("on") => true,
         Ok("off") => false,
-        _ => flows as u64 * BYTES_PER_FLOW > last_level_cache_bytes(),
+        _ => {
+            let state = flows as u64 * BYTES_PER_FLOW;
+            state > SMALLEST_LLC_BYTES && state > last_level_cache_bytes()
+        }
     }
 }
 
