@@ -392,11 +392,11 @@ impl Results<'_> {
             }
             if too_many {
                 eprintln!(
-                    "note: {} panels of up to {} lines are more than a plot can show ({MAX_PANELS} \
-                     panels, {MAX_LEGEND} lines each): no SVG plots; the CDFs are in \
+                    "note: {} of up to {} is more than a plot can show (at most {MAX_PANELS} \
+                     panels of {MAX_LEGEND} lines): no SVG plots; the CDFs are in \
                      latency_cdf.csv and report.html",
-                    facets.panels.len(),
-                    facets.legend.len()
+                    count(facets.panels.len(), "panel"),
+                    count(facets.legend.len(), "line"),
                 );
             }
             return Ok(());
@@ -445,5 +445,24 @@ impl Results<'_> {
             fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
         }
         Ok(())
+    }
+}
+
+/// `n` and `noun`, plural unless `n` is 1 ("1 panel", "36 panels").
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod count_tests {
+    #[test]
+    fn singular_and_plural() {
+        assert_eq!(super::count(1, "panel"), "1 panel");
+        assert_eq!(super::count(36, "panel"), "36 panels");
+        assert_eq!(super::count(0, "line"), "0 lines");
     }
 }
