@@ -32,9 +32,9 @@ fn main() {
             println!("cargo:rerun-if-changed={p}");
         }
     }
-    // A position-dependent executable on Linux: the loader then has no relocations to apply at
-    // start (a position-independent one has ~17 000, whose pages it reads and copies before
-    // `main`: a tenth of a short run's whole process). The libraries are linked as before.
+    // A position-dependent executable on Linux: the loader then has 162 relocations to apply at
+    // start instead of 16 680, whose pages it reads and copies before `main` (`--version`:
+    // 0.12 ms less CPU, docs/performance.md). The libraries are linked as before.
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }

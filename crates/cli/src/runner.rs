@@ -121,8 +121,8 @@ pub fn run_all(
         Ok(Some(out))
     };
     let mut runs: Vec<Option<RunOutput>> = if jobs.len() <= 1 || threads <= 1 {
-        // No threads to start (and stop) for one run: a short run's process would spend a
-        // tenth of its time on them.
+        // No threads to start (and stop) for one run: the thin-stream benchmark's process
+        // spent 0.4 of its 9.3 ms of CPU on them (docs/performance.md).
         jobs.iter().enumerate().map(one).collect::<Result<_>>()?
     } else {
         let pool = rayon::ThreadPoolBuilder::new()

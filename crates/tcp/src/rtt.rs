@@ -84,7 +84,8 @@ pub struct RttEstimator {
     /// `clock_hz` is set (Linux keeps `icsk_rto` in jiffies, `__tcp_set_rto`).
     rto_quantum: u64,
     rto_min: Duration,
-    /// `rto_min` in whole ticks, rounded up (asked for on every Linux sample; a division).
+    /// `rto_min` in whole ticks, rounded up (computed once: a division, and the Linux model
+    /// asks for it on every sample).
     rto_min_ticks: i64,
     rto_initial: Duration,
     rto_max: Duration,
@@ -211,7 +212,7 @@ impl RttEstimator {
                 Duration::from_nanos(v.div_ceil(self.tick).saturating_mul(self.tick))
             }
             State::FreeBsd { last, .. } => {
-                let lower = self.ticks_up(self.rto_min).max(last + 2);
+                let lower = self.rto_min_ticks.max(last + 2);
                 self.ticks(self.freebsd_rexmtval(st) + self.slop_ticks())
                     .max(self.ticks(lower))
             }
@@ -233,7 +234,7 @@ impl RttEstimator {
                 let mult = FREEBSD_BACKOFF[(backoff as usize).min(FREEBSD_BACKOFF.len() - 1)];
                 let base = self.freebsd_rexmtval(st);
                 let v = self.ticks(base.saturating_mul(mult as i64) + self.slop_ticks());
-                self.clamp(v.max(self.ticks(self.ticks_up(self.rto_min))))
+                self.clamp(v.max(self.ticks(self.rto_min_ticks)))
             }
             _ => backed_off(self.rto(), backoff, self.rto_max),
         }
@@ -280,7 +281,7 @@ impl RttEstimator {
         let State::FreeBsd { srtt, rttvar, .. } = st else {
             unreachable!()
         };
-        self.ticks_up(self.rto_min).max(((srtt >> 3) + rttvar) >> 2)
+        self.rto_min_ticks.max(((srtt >> 3) + rttvar) >> 2)
     }
 
     fn slop_ticks(&self) -> i64 {

@@ -20,7 +20,7 @@ const BYTES_PER_FLOW: u64 = 24 * 1024;
 const DEFAULT_LLC_BYTES: u64 = 32 << 20;
 
 /// No last-level cache is smaller than this: runs whose state fits need not ask the system
-/// (seven file reads, a tenth of a one-flow run's whole process).
+/// (seven file reads at the start of every run).
 const SMALLEST_LLC_BYTES: u64 = 1 << 20;
 
 /// Whether `flows` flows' state is larger than the last-level cache. `THINLAB_PREFETCH=on` or
