@@ -306,7 +306,7 @@ impl RttEstimator {
     fn clamp(&self, d: Duration) -> Duration {
         let d = d.max(self.rto_min).min(self.rto_max);
         if self.rto_quantum == 1 {
-            // No quantum (no `clock_hz`): spare the division, slowest by one.
+            // No quantum (no `clock_hz`): no division (by 1, its quotient is long and slow).
             return Duration::from_nanos(d.as_nanos() as u64);
         }
         let ns = (d.as_nanos() as u64).div_ceil(self.rto_quantum);
