@@ -291,8 +291,11 @@ pub fn analyze_listing(args: AnalyzeArgs) -> Result<Vec<ConnectionAnalysis>> {
                 );
             }
         }
-        let plural = if conns.len() == 1 { "" } else { "s" };
-        println!("{} flow{plural}; results in {}", conns.len(), out.display());
+        println!(
+            "{}; results in {}",
+            crate::output::count(conns.len(), "flow"),
+            out.display()
+        );
     }
     Ok(conns)
 }

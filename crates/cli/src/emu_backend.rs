@@ -239,10 +239,9 @@ pub fn run(args: &RunArgs, doc: toml::Value, sets: &[(String, toml::Value)]) -> 
         return Err(emu_error(e)).with_context(|| format!("emulated run{kept}"));
     }
     if !args.quiet {
-        let plural = if runs.len() == 1 { "" } else { "s" };
         println!(
-            "{} emulated run{plural} (real time); results in {}",
-            runs.len(),
+            "{} (real time); results in {}",
+            crate::output::count(runs.len(), "emulated run"),
             out.display()
         );
     }

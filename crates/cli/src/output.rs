@@ -449,7 +449,7 @@ impl Results<'_> {
 }
 
 /// `n` and `noun`, plural unless `n` is 1 ("1 panel", "36 panels").
-fn count(n: usize, noun: &str) -> String {
+pub fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {

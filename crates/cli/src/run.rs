@@ -123,8 +123,11 @@ pub fn run(args: RunArgs) -> Result<()> {
     let problems = write_folder(&out, &results, &prepared, &resolved, parquet, info, started)?;
     if !args.quiet {
         print!("{}", crate::table::render(&results, &problems));
-        let plural = if runs.len() == 1 { "" } else { "s" };
-        println!("{} run{plural}; results in {}", runs.len(), out.display());
+        println!(
+            "{}; results in {}",
+            crate::output::count(runs.len(), "run"),
+            out.display()
+        );
     }
     for line in crate::health::warnings(&results, &problems) {
         eprintln!("{line}");
