@@ -11,9 +11,11 @@
 #   scripts/build-pgo.sh --install   # and copies it to ~/.cargo/bin/thinlab (as cargo install)
 #
 # Needs the compiler's own llvm-profdata: rustup's llvm-tools component, added when missing
-# (exit status 3 when it cannot be had). Takes about twice a plain build (two release builds
-# plus some 20 s of training). RUSTFLAGS are kept (CARGO_ENCODED_RUSTFLAGS is replaced); the
-# build scripts and proc-macros are instrumented too, which changes nothing but their speed.
+# (exit status 3 when it cannot be had). Takes about twice a plain build: two release builds
+# plus the training, one run at a time (2–4 min when rebuilding, about 5 from scratch).
+# RUSTFLAGS are kept (CARGO_ENCODED_RUSTFLAGS is replaced); the build scripts and proc-macros
+# are instrumented too, which changes nothing but their speed (their counts are left out of
+# the profile).
 set -euo pipefail
 
 log() { printf '==> %s\n' "$*" >&2; }
@@ -55,20 +57,29 @@ if [ ! -x "$profdata" ]; then
 fi
 
 start=$(date +%s)
-rm -rf "$WORK/raw" "$WORK/train" "$WORK/thinlab"
-mkdir -p "$WORK/raw" "$WORK/train"
+rm -rf "$WORK/train" "$WORK/thinlab"
+mkdir -p "$WORK/train"
 
 log "1/3 instrumented build (target/pgo/gen)"
 CARGO_ENCODED_RUSTFLAGS="$(flags_with "-Cprofile-generate=$WORK/raw")" \
     cargo build --release --locked -p thinlab --target-dir "$WORK/gen"
 t="$WORK/gen/release/thinlab"
 out="$WORK/train"
+# The build itself ran instrumented build scripts and proc macros (the flags reach them too), whose
+# counts would join the profile: only when they ran (a fresh target/pgo/gen), shifting what the
+# optimiser counts as hot from one build to the next. The profile is the training runs' alone.
+rm -rf "$WORK/raw"
+mkdir -p "$WORK/raw"
 
 log "2/3 training runs"
+# One run at a time (--jobs 1): the counters are plain increments, and two threads running the
+# simulator at once lose some of them at random, so that two profiles of the same training
+# differed (docs/performance.md, "Profile-guided build"). Atomic counters would keep them, but
+# made the training slower than running it on one thread.
 "$t" run bench/thinlab/dumbbell.toml -q --out "$out/dumbbell" --set duration=30s
 "$t" run bench/thinlab/thin_stream.toml -q --out "$out/thin_stream"
 for s in scenarios/*.toml; do
-    "$t" run "$s" -q --out "$out/$(basename "$s" .toml)"
+    "$t" run "$s" -q --jobs 1 --out "$out/$(basename "$s" .toml)"
 done
 # many thin streams at once (the `linux` profile: RACK, TLP, PRR) and bulk flows beside them
 many="$out/many.toml"
@@ -89,7 +100,7 @@ many="$out/many.toml"
     --receiver tests/data/kernel-140ms-receiver.pcap --out "$out/analyze" >/dev/null
 "$t" whatif tests/data/kernel-140ms-sender.pcap \
     --receiver tests/data/kernel-140ms-receiver.pcap --out "$out/whatif" >/dev/null
-"$t" reproduce all --quick -q --out "$out/reproduce"
+"$t" reproduce all --quick -q --jobs 1 --out "$out/reproduce"
 
 "$profdata" merge -o "$WORK/merged.profdata" "$WORK/raw"
 

@@ -10,6 +10,7 @@ use crate::runner::{FlowOutput, RunOutput};
 use crate::sweep::{display_value, Config};
 use anyhow::{Context, Result};
 use serde::Serialize;
+use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 use thinlab_trace::histogram::{merged_runs, LatencyHistogram};
@@ -359,14 +360,15 @@ impl Results<'_> {
         let mut w =
             csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
         w.write_record(["configuration", "flow", "latency_ms", "fraction"])?;
+        // the numbers formatted into two buffers reused for every row (as `to_string` would)
+        let (mut xs, mut fs) = (String::new(), String::new());
         for (config, flow, _, samples) in lines {
             for (x, f) in latency_cdf_runs(samples, CDF_POINTS) {
-                w.write_record([
-                    config.as_str(),
-                    flow.as_str(),
-                    &x.to_string(),
-                    &f.to_string(),
-                ])?;
+                xs.clear();
+                fs.clear();
+                write!(xs, "{x}").expect("writing to a String");
+                write!(fs, "{f}").expect("writing to a String");
+                w.write_record([config.as_str(), flow.as_str(), &xs, &fs])?;
             }
         }
         w.flush()
