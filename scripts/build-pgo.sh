@@ -73,11 +73,11 @@ mkdir -p "$WORK/raw"
 
 log "2/3 training runs"
 # One run at a time (--jobs 1): the counters are plain increments, and two threads running the
-# simulator at once lose some of them at random, so that two profiles of the same training
+# simulator (or a run's metrics) at once lose some of them at random, so that two profiles of the same training
 # differed (docs/performance.md, "Profile-guided build"). Atomic counters would keep them, but
 # made the training slower than running it on one thread.
-"$t" run bench/thinlab/dumbbell.toml -q --out "$out/dumbbell" --set duration=30s
-"$t" run bench/thinlab/thin_stream.toml -q --out "$out/thin_stream"
+"$t" run bench/thinlab/dumbbell.toml -q --jobs 1 --out "$out/dumbbell" --set duration=30s
+"$t" run bench/thinlab/thin_stream.toml -q --jobs 1 --out "$out/thin_stream"
 for s in scenarios/*.toml; do
     "$t" run "$s" -q --jobs 1 --out "$out/$(basename "$s" .toml)"
 done
@@ -95,7 +95,7 @@ many="$out/many.toml"
         printf '\n[[flow]]\nname = "bulk%d"\napp = { kind = "bulk" }\ntcp = { profile = "linux" }\n' "$i"
     done
 } >"$many"
-"$t" run "$many" -q --out "$out/many"
+"$t" run "$many" -q --jobs 1 --out "$out/many"
 "$t" analyze tests/data/kernel-140ms-sender.pcap \
     --receiver tests/data/kernel-140ms-receiver.pcap --out "$out/analyze" >/dev/null
 "$t" whatif tests/data/kernel-140ms-sender.pcap \

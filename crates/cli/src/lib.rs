@@ -5,7 +5,7 @@
 //! Modules: [`args`] (command line), [`analyze`] (the `analyze` command), [`paths`] (dotted-path
 //! `--set` overrides), [`sweep`] (`[sweep]` expansion), [`run`] (the `run` command), [`reproduce`]
 //! (the `reproduce` command: the published studies of docs/references.md), [`runner`] (parallel
-//! runs), [`progress`] (progress bar), [`output`] (result files), [`table`] (stdout summary),
+//! runs; [`in_order`] spreads a single run's output work over threads), [`progress`] (progress bar), [`output`] (result files), [`table`] (stdout summary),
 //! [`error`] (exit codes: 2 for bad input, 1 otherwise).
 
 // The modules' docs are a developer's map of the command; they link private items freely.
@@ -22,6 +22,7 @@ pub mod facets;
 pub mod fidelity;
 pub mod folder;
 pub mod health;
+pub mod in_order;
 pub mod interrupt;
 pub mod memguard;
 pub mod output;

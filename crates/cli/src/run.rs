@@ -109,7 +109,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     crate::folder::prepare(&out, &resolved, args.force)?;
     crate::interrupt::install();
-    let runs = execute(&prepared, &jobs, Some(threads), args.quiet)?;
+    let runs = execute(&prepared, &jobs, args.jobs.map(usize::from), args.quiet)?;
     let complete = runs.len() == jobs.len();
     let results = Results {
         scenario: &prepared.name,
@@ -120,7 +120,16 @@ pub fn run(args: RunArgs) -> Result<()> {
     };
     let mut info = crate::folder::RunInfo::new(started_unix_s);
     info.runs_planned = jobs.len();
-    let problems = write_folder(&out, &results, &prepared, &resolved, parquet, info, started)?;
+    let problems = write_folder(
+        &out,
+        &results,
+        &prepared,
+        &resolved,
+        parquet,
+        cores(args.jobs.map(usize::from)),
+        info,
+        started,
+    )?;
     if !args.quiet {
         print!("{}", crate::table::render(&results, &problems));
         println!(
@@ -155,29 +164,48 @@ pub fn run(args: RunArgs) -> Result<()> {
 /// Writes a simulated run's result folder `out` (prepared before with
 /// [`crate::folder::prepare`]): the result files, the Parquet tables if `parquet`, the
 /// resolved scenario, `run.json` (`info`, completed here from `results` and the wall time since
-/// `started`) and `report.html`. Returns the run-health problems.
+/// `started`) and `report.html`, the last on a thread of its own beside the others when
+/// `threads` > 1 and the results are large. Returns the run-health problems.
+#[allow(clippy::too_many_arguments)]
 pub fn write_folder(
     out: &Path,
     results: &Results,
     prepared: &Prepared,
     resolved: &str,
     parquet: bool,
+    threads: usize,
     mut info: crate::folder::RunInfo,
     started: std::time::Instant,
 ) -> Result<Vec<crate::health::Problem>> {
-    results.write(out)?;
-    if parquet {
-        crate::parquet_out::write_results(out, results, resolved)?;
-    }
-    crate::folder::write_resolved(out, resolved)?;
-    info.runs_finished = results.runs.len();
-    info.complete = results.complete;
-    info.wall_time_s = started.elapsed().as_secs_f64();
-    info.write(out)?;
     let problems = crate::health::problems(results);
-    let reruns = crate::report_html::write_series::SimReruns::new(&prepared.scenarios);
-    crate::report_html::write_run(out, results, &problems, resolved, Some(&reruns))?;
+    let files = || -> Result<()> {
+        results.write(out)?;
+        if parquet {
+            crate::parquet_out::write_results(out, results, resolved)?;
+        }
+        crate::folder::write_resolved(out, resolved)?;
+        info.runs_finished = results.runs.len();
+        info.complete = results.complete;
+        info.wall_time_s = started.elapsed().as_secs_f64();
+        info.write(out)
+    };
+    let report = || {
+        let reruns = crate::report_html::write_series::SimReruns::new(&prepared.scenarios);
+        crate::report_html::write_run(out, results, &problems, resolved, Some(&reruns))
+    };
+    // A thread pays off only for large results (docs/performance.md).
+    let flows: usize = results.runs.iter().map(|r| r.flows.len()).sum();
+    let (files, report) = crate::in_order::join(threads > 1 && flows >= 16, files, report);
+    files?;
+    report?;
     Ok(problems)
+}
+
+/// The threads a command may use: `requested` (`--jobs`), else the available cores.
+pub fn cores(requested: Option<usize>) -> usize {
+    requested
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
 }
 
 /// A scenario document expanded into its sweep configurations, each validated.
@@ -234,9 +262,7 @@ pub fn prepare_each<T>(
 
 /// Worker threads for `jobs` runs: `requested`, else the available cores; at most one per run.
 pub fn threads(requested: Option<usize>, jobs: usize) -> usize {
-    requested
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, jobs.max(1))
+    cores(requested).min(jobs.max(1))
 }
 
 /// Runs `jobs` on `threads` worker threads (default: available cores) with a progress bar
@@ -247,7 +273,7 @@ pub fn execute(
     threads: Option<usize>,
     quiet: bool,
 ) -> Result<Vec<runner::RunOutput>> {
-    let threads = self::threads(threads, jobs.len());
+    let threads = cores(threads);
     let total: Duration = jobs
         .iter()
         .map(|j| prepared.scenarios[j.config].duration)

@@ -13,9 +13,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use thinlab_trace::histogram::LatencyHistogram;
-use thinlab_trace::metrics::{censored_samples_ms, latency_histogram, Milestone, Origin};
 use thinlab_trace::series::LatencySeries;
-use thinlab_trace::{flow_metrics, FlowMetrics};
+use thinlab_trace::{flow_metrics_and_app_latency, FlowMetrics};
 
 /// One simulator run to do.
 pub struct Job {
@@ -102,7 +101,12 @@ pub fn jobs(scenarios: &[Scenario]) -> Vec<Job> {
     jobs
 }
 
-/// Runs all jobs on `threads` threads; results in job order.
+/// Writes, over all of a run's flows, from which a lone run computes its flows' metrics on
+/// several threads.
+const PARALLEL_METRICS_WRITES: u64 = 4096;
+
+/// Runs all jobs on `threads` threads (at most one per job); results in job order. A single
+/// run uses them for what follows its simulation (its flows' metrics).
 pub fn run_all(
     scenarios: &[Scenario],
     jobs: &[Job],
@@ -112,21 +116,30 @@ pub fn run_all(
     // After Ctrl-C no new run starts; the finished ones are returned (fewer than `jobs`).
     let worst = WorstSequences::default();
     let store = WriteStore::default();
+    let single = jobs.len() <= 1 || threads <= 1;
+    // A lone run may spread its flows' metrics over the threads; runs in a pool keep to theirs.
+    let output_threads = if jobs.len() <= 1 { threads } else { 1 };
     let one = |(index, job): (usize, &Job)| -> Result<Option<RunOutput>> {
         if crate::interrupt::interrupted() {
             return Ok(None);
         }
-        let mut out = run_one(&scenarios[job.config], job, progress, &store)?;
+        let mut out = run_one(
+            &scenarios[job.config],
+            job,
+            progress,
+            &store,
+            output_threads,
+        )?;
         worst.offer(index, &mut out);
         Ok(Some(out))
     };
-    let mut runs: Vec<Option<RunOutput>> = if jobs.len() <= 1 || threads <= 1 {
-        // No threads to start (and stop) for one run: the thin-stream benchmark's process
-        // spent 0.4 of its 9.3 ms of CPU on them (docs/performance.md).
+    let mut runs: Vec<Option<RunOutput>> = if single {
+        // No pool to start (and stop) for one run: the thin-stream benchmark's process
+        // spent 0.4 of its 9.3 ms of CPU on it (docs/performance.md).
         jobs.iter().enumerate().map(one).collect::<Result<_>>()?
     } else {
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
+            .num_threads(threads.min(jobs.len()))
             .build()
             .context("starting the worker threads")?;
         pool.install(|| jobs.par_iter().enumerate().map(one).collect::<Result<_>>())?
@@ -194,6 +207,7 @@ fn run_one(
     job: &Job,
     progress: &Progress,
     store: &WriteStore,
+    output_threads: usize,
 ) -> Result<RunOutput> {
     let mut tracker = progress.run(scenario.duration);
     #[allow(clippy::disallowed_methods)] // timing.json reports the simulate-only wall time
@@ -237,28 +251,31 @@ fn run_one(
         s.finish(store)?;
     }
     tracker.done();
-    let flows = result
-        .flows
-        .iter()
-        .map(|f| {
-            let mut out = flow_output(
-                &f.name,
-                &f.records,
-                f.duration,
-                f.status,
-                f.status_reason.clone(),
-            );
-            if job.keep_writes {
-                out.writes = Some(f.records.writes.iter().map(WriteRow::from_record).collect());
-            }
-            out.series = f.records.series.as_deref().cloned();
-            out.sequence = f
-                .worst_window
-                .as_deref()
-                .map(|(w, traced)| crate::report_html::write_series::sequence(w, traced));
-            out
-        })
-        .collect();
+    // Threads pay off only when there is enough to compute (docs/performance.md).
+    let writes: u64 = result.flows.iter().map(|f| f.records.write_count()).sum();
+    let threads = if writes >= PARALLEL_METRICS_WRITES {
+        output_threads
+    } else {
+        1
+    };
+    let flows = crate::in_order::map_in_order(&result.flows, threads, |f| {
+        let mut out = flow_output(
+            &f.name,
+            &f.records,
+            f.duration,
+            f.status,
+            f.status_reason.clone(),
+        );
+        if job.keep_writes {
+            out.writes = Some(f.records.writes.iter().map(WriteRow::from_record).collect());
+        }
+        out.series = f.records.series.as_deref().cloned();
+        out.sequence = f
+            .worst_window
+            .as_deref()
+            .map(|(w, traced)| crate::report_html::write_series::sequence(w, traced));
+        out
+    });
     Ok(RunOutput {
         config: job.config,
         repetition: job.repetition,
@@ -305,14 +322,15 @@ pub fn flow_output(
     status: thinlab_trace::status::FlowStatus,
     status_reason: Option<String>,
 ) -> FlowOutput {
-    let mut metrics = flow_metrics(records, duration);
+    let (mut metrics, app_latency, app_censored_ms) =
+        flow_metrics_and_app_latency(records, duration);
     metrics.status = status;
     metrics.status_reason = status_reason;
     FlowOutput {
         name: name.to_string(),
         metrics,
-        app_latency: latency_histogram(records, Milestone::App, Origin::Write),
-        app_censored_ms: censored_samples_ms(records, Milestone::App, Origin::Write),
+        app_latency,
+        app_censored_ms,
         writes: None,
         series: None,
         sequence: None,

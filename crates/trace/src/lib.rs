@@ -26,6 +26,9 @@ pub mod status;
 pub mod write_pattern;
 pub mod xy_plot;
 
-pub use metrics::{flow_metrics, latency_cdf, FlowMetrics, LatencyStats, Milestone, Origin};
+pub use metrics::{
+    flow_metrics, flow_metrics_and_app_latency, latency_cdf, FlowMetrics, LatencyStats, Milestone,
+    Origin,
+};
 pub use records::{FlowRecorder, FlowRecords, PacketCounters, WriteRecord, WriteSink};
 pub use status::FlowStatus;

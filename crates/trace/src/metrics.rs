@@ -411,12 +411,30 @@ impl FlowMetrics {
 /// `status` is `completed` when every write was delivered and `capture_ended` otherwise; a
 /// driver that knows more (the simulator: aborted, never established, drain bound) sets it.
 pub fn flow_metrics(rec: &FlowRecords, duration: Duration) -> FlowMetrics {
-    let stats = |m, o| {
-        let censored = censored_samples_ms(rec, m, o);
-        let runs = merged_runs(&latency_histogram(rec, m, o), &censored);
+    flow_metrics_and_app_latency(rec, duration).0
+}
+
+/// [`flow_metrics`], with the application latency it was computed from: the histogram of
+/// [`latency_histogram`] and the samples of [`censored_samples_ms`] (`Milestone::App`,
+/// `Origin::Write`), for a caller that keeps them (the CDFs of a run's results), so that they
+/// are computed once.
+pub fn flow_metrics_and_app_latency(
+    rec: &FlowRecords,
+    duration: Duration,
+) -> (FlowMetrics, LatencyHistogram, Vec<f64>) {
+    let stats_of = |hist: &LatencyHistogram, censored: &[f64]| {
+        let runs = merged_runs(hist, censored);
         let n_censored = censored.iter().filter(|x| !x.is_nan()).count() as u64;
         LatencyStats::from_runs(&runs, n_censored)
     };
+    let stats = |m, o| {
+        stats_of(
+            &latency_histogram(rec, m, o),
+            &censored_samples_ms(rec, m, o),
+        )
+    };
+    let app_hist = latency_histogram(rec, Milestone::App, Origin::Write);
+    let app_censored = censored_samples_ms(rec, Milestone::App, Origin::Write);
     let writes_delivered = rec.writes_delivered();
     let writes_undelivered = rec.write_count() - writes_delivered;
     let (status, status_reason) = if writes_undelivered == 0 {
@@ -436,8 +454,8 @@ pub fn flow_metrics(rec: &FlowRecords, duration: Duration) -> FlowMetrics {
         (true, Some(c), Some(d)) if rec.bytes_delivered >= bytes_written => Some(ms_between(c, d)),
         _ => None,
     };
-    FlowMetrics {
-        app_latency_ms: stats(Milestone::App, Origin::Write),
+    let metrics = FlowMetrics {
+        app_latency_ms: stats_of(&app_hist, &app_censored),
         transport_latency_ms: stats(Milestone::Transport, Origin::Write),
         ack_latency_ms: stats(Milestone::Ack, Origin::Write),
         app_latency_from_send_ms: stats(Milestone::App, Origin::FirstSend),
@@ -474,7 +492,8 @@ pub fn flow_metrics(rec: &FlowRecords, duration: Duration) -> FlowMetrics {
         duration_s,
         goodput_bps: (duration_s > 0.0).then(|| rec.bytes_delivered as f64 * 8.0 / duration_s),
         completion_time_ms,
-    }
+    };
+    (metrics, app_hist, app_censored)
 }
 
 /// Empirical CDF of `samples_ms` as `(value, cumulative fraction)` points, ascending, one per

@@ -443,6 +443,12 @@ fn undelivered_writes_are_censored_not_dropped() {
     assert_eq!(m.app_latency_ms.p99, Some(800.0));
     assert_eq!(m.app_latency_ms.p50, Some(30.0));
     assert_eq!(m.ack_latency_from_send_ms.censored, 1);
+    // What the metrics were computed from is what the functions of its parts give.
+    let (with_app, hist, censored) = flow_metrics_and_app_latency(&rec, Duration::from_secs(1));
+    assert_eq!(with_app, m);
+    assert_eq!(hist, latency_histogram(&rec, Milestone::App, Origin::Write));
+    assert_eq!(hist.len(), 2);
+    assert_eq!(censored, vec![800.0]);
     // Everything delivered: completed, nothing censored.
     rec.writes[2].app = Some(t(260));
     let m = flow_metrics(&rec, Duration::from_secs(1));
