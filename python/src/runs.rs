@@ -215,6 +215,7 @@ impl Tables {
                 &self.plan.prepared,
                 &self.plan.resolved,
                 parquet,
+                thinlab_cli::run::cores(None),
                 info,
                 started,
             )
