@@ -206,13 +206,14 @@ pub fn run(args: &RunArgs, doc: toml::Value, sets: &[(String, toml::Value)]) -> 
             runs: &runs,
             complete: failure.is_none() && runs.len() == jobs.len(),
         };
-        results.write(&out)?;
+        let lines = results.lines();
+        results.write_with_lines(&out, &lines)?;
         if args.format == crate::args::Format::Parquet {
             crate::parquet_out::write_results(&out, &results, &resolved)?;
         }
         // no per-write series: an emulated run cannot be repeated exactly
         let problems = crate::health::problems(&results);
-        crate::report_html::write_run(&out, &results, &problems, &resolved, None)?;
+        crate::report_html::write_run(&out, &results, &problems, &resolved, None, Some(&lines))?;
         let emu_json = json!({ "scenario": prepared.name, "backend": "emu", "runs": reports });
         let path = out.join("emu.json");
         std::fs::write(&path, serde_json::to_string_pretty(&emu_json)? + "\n")

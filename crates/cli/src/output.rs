@@ -202,26 +202,34 @@ impl Results<'_> {
     /// Lines of the CDF: (configuration label, flow, label for the legend, the samples as
     /// ascending `(value, count)` runs).
     pub fn lines(&self) -> Vec<CdfLine> {
-        let mut out = Vec::new();
-        for (i, c) in self.configs.iter().enumerate() {
+        self.lines_on(1)
+    }
+
+    /// [`Results::lines`], computed on up to `threads` threads.
+    pub fn lines_on(&self, threads: usize) -> Vec<CdfLine> {
+        // (configuration, flow index, flow name, whether the configuration has several flows)
+        let mut sources = Vec::new();
+        for i in 0..self.configs.len() {
             let flows = self.flows_of(i);
-            for (f, name) in &flows {
-                let label = if flows.len() > 1 {
-                    format!("{} · {name}", c.label())
-                } else {
-                    c.label()
-                };
-                // Undelivered writes stay in the CDF at their lower bound (censored).
-                let (exact, censored) = self.pooled_app_latency(i, *f);
-                out.push((
-                    c.label(),
-                    name.clone(),
-                    label,
-                    merged_runs(&exact, &censored),
-                ));
-            }
+            let several = flows.len() > 1;
+            sources.extend(flows.into_iter().map(|(f, name)| (i, f, name, several)));
         }
-        out
+        crate::in_order::map_in_order(&sources, threads, |(i, f, name, several)| {
+            let c = &self.configs[*i];
+            let label = if *several {
+                format!("{} · {name}", c.label())
+            } else {
+                c.label()
+            };
+            // Undelivered writes stay in the CDF at their lower bound (censored).
+            let (exact, censored) = self.pooled_app_latency(*i, *f);
+            (
+                c.label(),
+                name.clone(),
+                label,
+                merged_runs(&exact, &censored),
+            )
+        })
     }
 
     /// The configuration and flow name of each of [`Results::lines`], in the same order.
@@ -237,15 +245,19 @@ impl Results<'_> {
 
     /// Writes every result file into `dir` (created if missing).
     pub fn write(&self, dir: &Path) -> Result<()> {
+        self.write_with_lines(dir, &self.lines())
+    }
+
+    /// [`Results::write`] with the CDF lines already computed ([`Results::lines`]).
+    pub fn write_with_lines(&self, dir: &Path, lines: &[CdfLine]) -> Result<()> {
         debug_assert!(self.runs.windows(2).all(|w| w[0].config <= w[1].config));
         fs::create_dir_all(dir)
             .with_context(|| format!("creating the output directory {}", dir.display()))?;
         self.write_summary(&dir.join("summary.json"))?;
         self.write_timing(&dir.join("timing.json"))?;
         self.write_runs_csv(&dir.join("runs.csv"))?;
-        let lines = self.lines();
-        self.write_cdf_csv(&dir.join("latency_cdf.csv"), &lines)?;
-        self.write_plots(dir, &lines)
+        self.write_cdf_csv(&dir.join("latency_cdf.csv"), lines)?;
+        self.write_plots(dir, lines)
     }
 
     fn write_summary(&self, path: &Path) -> Result<()> {

@@ -178,8 +178,12 @@ pub fn write_folder(
     started: std::time::Instant,
 ) -> Result<Vec<crate::health::Problem>> {
     let problems = crate::health::problems(results);
+    // A thread pays off only for large results (docs/performance.md).
+    let flows: usize = results.runs.iter().map(|r| r.flows.len()).sum();
+    let threads = if flows >= 16 { threads } else { 1 };
+    let lines = results.lines_on(threads);
     let files = || -> Result<()> {
-        results.write(out)?;
+        results.write_with_lines(out, &lines)?;
         if parquet {
             crate::parquet_out::write_results(out, results, resolved)?;
         }
@@ -191,11 +195,10 @@ pub fn write_folder(
     };
     let report = || {
         let reruns = crate::report_html::write_series::SimReruns::new(&prepared.scenarios);
-        crate::report_html::write_run(out, results, &problems, resolved, Some(&reruns))
+        let lines = Some(lines.as_slice());
+        crate::report_html::write_run(out, results, &problems, resolved, Some(&reruns), lines)
     };
-    // A thread pays off only for large results (docs/performance.md).
-    let flows: usize = results.runs.iter().map(|r| r.flows.len()).sum();
-    let (files, report) = crate::in_order::join(threads > 1 && flows >= 16, files, report);
+    let (files, report) = crate::in_order::join(threads > 1, files, report);
     files?;
     report?;
     Ok(problems)

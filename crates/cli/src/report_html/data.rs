@@ -6,13 +6,11 @@
 use super::layout::{layout, Layout};
 use super::write_series::{write_series, SimReruns, WriteSeries, MAX_SERIES};
 use crate::health::Problem;
-use crate::output::Results;
+use crate::output::{CdfLine, Results, CDF_POINTS};
 use serde::Serialize;
 use thinlab_trace::histogram::merged_runs;
 use thinlab_trace::metrics::latency_cdf_runs;
 
-/// CDF points per line, as in `latency_cdf.csv`.
-const CDF_POINTS: usize = 400;
 /// Most CDF lines embedded (the report stays small for huge sweeps).
 pub const MAX_LINES: usize = 256;
 /// Most run records embedded for the metric-vs-parameter plots.
@@ -64,11 +62,14 @@ pub fn cdf_counts(runs: &[(f64, u64)]) -> Vec<(f64, u64)> {
         .collect()
 }
 
+/// `lines`: [`Results::lines`] when the caller computed them (else the lines drawn are
+/// computed here).
 pub fn build(
     results: &Results<'_>,
     problems: &[Problem],
     resolved: &str,
     reruns: Option<&SimReruns<'_>>,
+    lines_computed: Option<&[CdfLine]>,
 ) -> Data {
     let layout = layout(results.configs);
     let mut lines = Vec::new();
@@ -90,8 +91,14 @@ pub fn build(
             } else {
                 results.configs[i].label()
             };
-            let (exact, censored) = results.pooled_app_latency(i, f);
-            let runs = merged_runs(&exact, &censored);
+            let computed = lines_computed.and_then(|l| l.get(lines_total - 1));
+            let runs = computed.map_or_else(
+                || {
+                    let (exact, censored) = results.pooled_app_latency(i, f);
+                    std::borrow::Cow::Owned(merged_runs(&exact, &censored))
+                },
+                |line| std::borrow::Cow::Borrowed(&line.3),
+            );
             lines.push(Line {
                 config: i,
                 flow: f,

@@ -69,15 +69,17 @@ window.addEventListener('error', function (e) {{ thinlabError(e.message); }});
 
 /// Writes `report.html` of a `thinlab run` result folder.
 /// `reruns`: how to run a repetition again for the per-write plots (`None` for the emulator,
-/// whose runs cannot be repeated exactly: no per-write plots).
+/// whose runs cannot be repeated exactly: no per-write plots). `lines`: the results' CDF lines
+/// when the caller has them (`Results::lines`), else they are computed here.
 pub fn write_run(
     dir: &Path,
     results: &crate::output::Results<'_>,
     problems: &[crate::health::Problem],
     resolved: &str,
     reruns: Option<&write_series::SimReruns<'_>>,
+    lines: Option<&[crate::output::CdfLine]>,
 ) -> Result<()> {
-    let d = data::build(results, problems, resolved, reruns);
+    let d = data::build(results, problems, resolved, reruns, lines);
     let html = page(&format!("thinlab report: {}", results.scenario), "run", &d)?;
     let path = dir.join("report.html");
     std::fs::write(&path, html).with_context(|| format!("writing {}", path.display()))

@@ -121,7 +121,7 @@ impl Ctx {
         // (rerunning the worst write of each part would make `reproduce all` several times
         // slower; `thinlab run` on the part's command draws them).
         let problems = crate::health::problems(&results);
-        crate::report_html::write_run(&dir, &results, &problems, &resolved, None)?;
+        crate::report_html::write_run(&dir, &results, &problems, &resolved, None, None)?;
         Ok(Ran {
             part: part.to_string(),
             command,
