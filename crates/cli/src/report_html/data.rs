@@ -97,7 +97,10 @@ pub fn build(
                     let (exact, censored) = results.pooled_app_latency(i, f);
                     std::borrow::Cow::Owned(merged_runs(&exact, &censored))
                 },
-                |line| std::borrow::Cow::Borrowed(&line.3),
+                |line| {
+                    debug_assert_eq!(line.2, label, "the lines are in the same order");
+                    std::borrow::Cow::Borrowed(&line.3)
+                },
             );
             lines.push(Line {
                 config: i,
