@@ -98,7 +98,7 @@ many="$out/many.toml"
 "$t" run "$many" -q --jobs 1 --out "$out/many"
 "$t" analyze tests/data/kernel-140ms-sender.pcap \
     --receiver tests/data/kernel-140ms-receiver.pcap --out "$out/analyze" >/dev/null
-"$t" whatif tests/data/kernel-140ms-sender.pcap \
+"$t" whatif tests/data/kernel-140ms-sender.pcap --jobs 1 \
     --receiver tests/data/kernel-140ms-receiver.pcap --out "$out/whatif" >/dev/null
 "$t" reproduce all --quick -q --jobs 1 --out "$out/reproduce"
 

@@ -148,6 +148,9 @@ pub struct WhatifArgs {
         requires = "receiver"
     )]
     pub clock_offset: Option<f64>,
+    /// Each set's repetitions run in parallel on N threads [default: available cores].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// No table on stdout.
     #[arg(long, short = 'q')]
     pub quiet: bool,

@@ -269,7 +269,7 @@ pub fn whatif(args: WhatifArgs) -> Result<()> {
             scenario: file,
             out: Some(dir.clone()),
             sets: Vec::new(),
-            jobs: None,
+            jobs: args.jobs,
             quiet: true,
             capture: false,
             strict: false,

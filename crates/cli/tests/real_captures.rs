@@ -177,4 +177,23 @@ fn whatif_replays_a_kernel_capture_with_every_set() {
     }
     assert!(w.join("sets/RDB/summary.json").is_file());
     assert!(String::from_utf8_lossy(&o.stdout).contains("as captured"));
+    // One thread (`--jobs 1`) gives the same table as the default's parallel repetitions.
+    ok(&thinlab(
+        d,
+        &[
+            "whatif",
+            &data("kernel-140ms-sender.pcap"),
+            "--receiver",
+            &data("kernel-140ms-receiver.pcap"),
+            "--out",
+            "w1",
+            "--repetitions",
+            "3",
+            "--jobs",
+            "1",
+            "-q",
+        ],
+    ));
+    let table = |dir: &str| std::fs::read_to_string(d.join(dir).join("whatif.csv")).unwrap();
+    assert_eq!(table("w1"), table("w"));
 }
