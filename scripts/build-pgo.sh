@@ -73,9 +73,9 @@ mkdir -p "$WORK/raw"
 
 log "2/3 training runs"
 # One run at a time (--jobs 1): the counters are plain increments, and two threads running the
-# simulator (or a run's metrics) at once lose some of them at random, so that two profiles of the same training
-# differed (docs/performance.md, "Profile-guided build"). Atomic counters would keep them, but
-# made the training slower than running it on one thread.
+# simulator (or a run's metrics) at once lose some of them at random, so that two profiles of
+# the same training differed (docs/performance.md, "Profile-guided build"). Atomic counters
+# would keep them, but made the training slower than running it on one thread.
 "$t" run bench/thinlab/dumbbell.toml -q --jobs 1 --out "$out/dumbbell" --set duration=30s
 "$t" run bench/thinlab/thin_stream.toml -q --jobs 1 --out "$out/thin_stream"
 for s in scenarios/*.toml; do

@@ -1,6 +1,11 @@
 //! Work spread over a few scoped threads, results in order: what comes after a single run (its
 //! flows' metrics, its result files), when no pool of worker threads is up
 //! (`runner::run_all` starts one only for several runs).
+//!
+//! Not rayon's pool, which the runs use: a pool built for each of these steps, with rayon's
+//! `par_iter` and `join` in it, left the dumbbell's output work 5.5–5.8 ms slower (21.7–23.9
+//! against 15.9–18.4 ms of wall time outside the simulation, plain builds alternated over 10
+//! and 12 rounds, 2026-11-28; why was not found).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

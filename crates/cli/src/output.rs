@@ -22,6 +22,15 @@ use thinlab_trace::FlowMetrics;
 /// ascending `(value, count)` runs).
 pub type CdfLine = (String, String, String, Vec<(f64, u64)>);
 
+/// One (configuration, flow) of the CDF lines: the flow's index and display name, and whether
+/// the configuration has several flows (then the legend names the flow).
+struct LineSource {
+    config: usize,
+    flow: usize,
+    name: String,
+    several: bool,
+}
+
 /// CDF points kept per line (the tail above p99 is kept exactly on top of these).
 pub const CDF_POINTS: usize = 400;
 /// Most panels and most lines per panel (legend entries) of one plot; with more, the plots are
@@ -207,38 +216,39 @@ impl Results<'_> {
 
     /// [`Results::lines`], computed on up to `threads` threads.
     pub fn lines_on(&self, threads: usize) -> Vec<CdfLine> {
-        // (configuration, flow index, flow name, whether the configuration has several flows)
-        let mut sources = Vec::new();
-        for i in 0..self.configs.len() {
-            let flows = self.flows_of(i);
-            let several = flows.len() > 1;
-            sources.extend(flows.into_iter().map(|(f, name)| (i, f, name, several)));
-        }
-        crate::in_order::map_in_order(&sources, threads, |(i, f, name, several)| {
-            let c = &self.configs[*i];
-            let label = if *several {
-                format!("{} · {name}", c.label())
-            } else {
-                c.label()
-            };
-            // Undelivered writes stay in the CDF at their lower bound (censored).
-            let (exact, censored) = self.pooled_app_latency(*i, *f);
-            (
-                c.label(),
-                name.clone(),
-                label,
-                merged_runs(&exact, &censored),
-            )
-        })
+        crate::in_order::map_in_order(&self.line_sources(), threads, |s| self.line(s))
     }
 
-    /// The configuration and flow name of each of [`Results::lines`], in the same order.
-    fn line_sources(&self) -> Vec<(&Config, String)> {
+    /// The line of one (configuration, flow) of [`Results::lines`].
+    fn line(&self, s: &LineSource) -> CdfLine {
+        let c = &self.configs[s.config];
+        let label = if s.several {
+            format!("{} · {}", c.label(), s.name)
+        } else {
+            c.label()
+        };
+        // Undelivered writes stay in the CDF at their lower bound (censored).
+        let (exact, censored) = self.pooled_app_latency(s.config, s.flow);
+        (
+            c.label(),
+            s.name.clone(),
+            label,
+            merged_runs(&exact, &censored),
+        )
+    }
+
+    /// What each of [`Results::lines`] is drawn from, in the same order.
+    fn line_sources(&self) -> Vec<LineSource> {
         let mut out = Vec::new();
-        for (i, c) in self.configs.iter().enumerate() {
-            for (_, name) in self.flows_of(i) {
-                out.push((c, name));
-            }
+        for config in 0..self.configs.len() {
+            let flows = self.flows_of(config);
+            let several = flows.len() > 1;
+            out.extend(flows.into_iter().map(|(flow, name)| LineSource {
+                config,
+                flow,
+                name,
+                several,
+            }));
         }
         out
     }
@@ -396,7 +406,7 @@ impl Results<'_> {
         let flows = self.configs.first().map_or(0, |_| self.flows_of(0).len());
         let keyed: Vec<(&Config, &str)> = with_data
             .iter()
-            .map(|&i| (sources[i].0, sources[i].1.as_str()))
+            .map(|&i| (&self.configs[sources[i].config], sources[i].name.as_str()))
             .collect();
         let facets = crate::facets::facets(&keyed, flows);
         let too_many = facets.panels.len() > MAX_PANELS || facets.legend.len() > MAX_LEGEND;

@@ -142,3 +142,39 @@ fn ctrl_c_writes_what_is_complete_and_exits_130() {
     assert_eq!(info["runs_finished"], n);
     assert_eq!(info["runs_planned"], 800);
 }
+
+/// A lone run large enough for its output work to go to several threads (16 flows, 4 800
+/// writes: its flows' metrics, the CDF lines, `report.html` beside the other files) writes the
+/// same files as on one thread.
+#[test]
+fn a_lone_run_writes_the_same_files_on_one_thread_and_on_several() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut scenario = String::from(
+        "name = \"many\"\nduration = \"3s\"\n[network]\nrtt = \"40ms\"\nbandwidth = \"10Mbit\"\n\
+         [network.loss]\nmodel = \"bernoulli\"\nrate = 0.02\n",
+    );
+    for i in 0..16 {
+        scenario.push_str(&format!(
+            "[[flow]]\nname = \"f{i}\"\nstart = \"{i}ms\"\n\
+             app = {{ kind = \"fixed\", payload_bytes = 100, interval = \"10ms\" }}\n"
+        ));
+    }
+    std::fs::write(tmp.path().join("s.toml"), scenario).unwrap();
+    for jobs in ["1", "2"] {
+        let args = ["run", "s.toml", "--out", jobs, "--quiet", "--jobs", jobs];
+        let o = thinlab(tmp.path(), &args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let summary = json(&tmp.path().join("1").join("summary.json"));
+    let writes = summary["runs"][0]["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["metrics"]["writes"].as_u64().unwrap())
+        .sum::<u64>();
+    assert!(writes >= 4096, "{writes} writes: too few for the threads");
+    for file in ["summary.json", "runs.csv", "latency_cdf.csv", "report.html"] {
+        let read = |dir: &str| std::fs::read(tmp.path().join(dir).join(file)).unwrap();
+        assert!(read("1") == read("2"), "{file} differs");
+    }
+}
