@@ -193,9 +193,12 @@ impl Plan {
             // kept in a temporary file, not in memory (`RunSet::to_bytes` reads them back)
             j.spill_writes = keep_writes;
         }
-        let threads = thinlab_cli::run::threads(threads, selected.len());
+        // As `thinlab run`: the estimate counts the runs at once (at most one per thread);
+        // the runner gets every thread asked for (a lone run computes its metrics on them).
+        let cores = thinlab_cli::run::cores(threads);
         if !force {
-            let estimate = thinlab_cli::estimate::estimate(prepared, &selected, threads);
+            let at_once = thinlab_cli::run::threads(threads, selected.len());
+            let estimate = thinlab_cli::estimate::estimate(prepared, &selected, at_once);
             thinlab_cli::estimate::check(
                 &estimate,
                 thinlab_cli::resources::memory_limit(),
@@ -214,7 +217,7 @@ impl Plan {
                 let (finished, done_rx) = std::sync::mpsc::channel::<()>();
                 let (jobs, bar_ref) = (&selected, &bar);
                 let worker = scope.spawn(move || {
-                    let runs = runner::run_all(&prepared.scenarios, jobs, threads, bar_ref);
+                    let runs = runner::run_all(&prepared.scenarios, jobs, cores, bar_ref);
                     let _ = finished.send(());
                     runs
                 });

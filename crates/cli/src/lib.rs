@@ -5,8 +5,9 @@
 //! Modules: [`args`] (command line), [`analyze`] (the `analyze` command), [`paths`] (dotted-path
 //! `--set` overrides), [`sweep`] (`[sweep]` expansion), [`run`] (the `run` command), [`reproduce`]
 //! (the `reproduce` command: the published studies of docs/references.md), [`runner`] (parallel
-//! runs; [`in_order`] spreads a single run's output work over threads), [`progress`] (progress bar), [`output`] (result files), [`table`] (stdout summary),
-//! [`error`] (exit codes: 2 for bad input, 1 otherwise).
+//! runs; [`in_order`] spreads a single run's output work over threads), [`progress`] (progress
+//! bar), [`output`] (result files), [`table`] (stdout summary), [`error`] (exit codes: 2 for bad
+//! input, 1 otherwise).
 
 // The modules' docs are a developer's map of the command; they link private items freely.
 #![allow(rustdoc::private_intra_doc_links)]

@@ -24,10 +24,10 @@ pub type CdfLine = (String, String, String, Vec<(f64, u64)>);
 
 /// One (configuration, flow) of the CDF lines: the flow's index and display name, and whether
 /// the configuration has several flows (then the legend names the flow).
-struct LineSource {
-    config: usize,
-    flow: usize,
-    name: String,
+pub struct LineSource {
+    pub config: usize,
+    pub flow: usize,
+    pub name: String,
     several: bool,
 }
 
@@ -221,24 +221,34 @@ impl Results<'_> {
 
     /// The line of one (configuration, flow) of [`Results::lines`].
     fn line(&self, s: &LineSource) -> CdfLine {
-        let c = &self.configs[s.config];
-        let label = if s.several {
-            format!("{} · {}", c.label(), s.name)
-        } else {
-            c.label()
-        };
-        // Undelivered writes stay in the CDF at their lower bound (censored).
-        let (exact, censored) = self.pooled_app_latency(s.config, s.flow);
         (
-            c.label(),
+            self.configs[s.config].label(),
             s.name.clone(),
-            label,
-            merged_runs(&exact, &censored),
+            self.line_label(s),
+            self.line_runs(s),
         )
     }
 
+    /// The legend's label of a line: its configuration's, and the flow's name when the
+    /// configuration has several flows.
+    pub fn line_label(&self, s: &LineSource) -> String {
+        let c = self.configs[s.config].label();
+        if s.several {
+            format!("{c} · {}", s.name)
+        } else {
+            c
+        }
+    }
+
+    /// A line's samples as ascending `(value, count)` runs, pooled over the configuration's
+    /// repetitions. Undelivered writes stay in the CDF at their lower bound (censored).
+    pub fn line_runs(&self, s: &LineSource) -> Vec<(f64, u64)> {
+        let (exact, censored) = self.pooled_app_latency(s.config, s.flow);
+        merged_runs(&exact, &censored)
+    }
+
     /// What each of [`Results::lines`] is drawn from, in the same order.
-    fn line_sources(&self) -> Vec<LineSource> {
+    pub fn line_sources(&self) -> Vec<LineSource> {
         let mut out = Vec::new();
         for config in 0..self.configs.len() {
             let flows = self.flows_of(config);

@@ -8,7 +8,6 @@ use super::write_series::{write_series, SimReruns, WriteSeries, MAX_SERIES};
 use crate::health::Problem;
 use crate::output::{CdfLine, Results, CDF_POINTS};
 use serde::Serialize;
-use thinlab_trace::histogram::merged_runs;
 use thinlab_trace::metrics::latency_cdf_runs;
 
 /// Most CDF lines embedded (the report stays small for huge sweeps).
@@ -77,53 +76,43 @@ pub fn build(
     let mut wanted = Vec::new();
     let mut lines_total = 0;
     let mut flows = 1;
-    for i in 0..results.configs.len() {
-        let names = results.flows_of(i);
-        let several = names.len() > 1;
-        flows = flows.max(names.len());
-        for (f, name) in names {
-            lines_total += 1;
-            if lines.len() >= MAX_LINES {
-                continue;
-            }
-            let label = if several {
-                format!("{} · {name}", results.configs[i].label())
-            } else {
-                results.configs[i].label()
-            };
-            let computed = lines_computed.and_then(|l| l.get(lines_total - 1));
-            let runs = computed.map_or_else(
-                || {
-                    let (exact, censored) = results.pooled_app_latency(i, f);
-                    std::borrow::Cow::Owned(merged_runs(&exact, &censored))
-                },
-                |line| {
-                    debug_assert_eq!(line.2, label, "the lines are in the same order");
-                    std::borrow::Cow::Borrowed(&line.3)
-                },
-            );
-            lines.push(Line {
-                config: i,
-                flow: f,
-                label: label.clone(),
-                n: runs.iter().map(|r| r.1).sum::<u64>() as usize,
-                points: cdf_counts(&runs),
+    for s in results.line_sources() {
+        let (i, f) = (s.config, s.flow);
+        flows = flows.max(f + 1);
+        lines_total += 1;
+        if lines.len() >= MAX_LINES {
+            continue;
+        }
+        let label = results.line_label(&s);
+        let computed = lines_computed.and_then(|l| l.get(lines_total - 1));
+        let runs = computed.map_or_else(
+            || std::borrow::Cow::Owned(results.line_runs(&s)),
+            |line| {
+                debug_assert_eq!(line.2, label, "the lines are in the same order");
+                std::borrow::Cow::Borrowed(&line.3)
+            },
+        );
+        lines.push(Line {
+            config: i,
+            flow: f,
+            label: label.clone(),
+            n: runs.iter().map(|r| r.1).sum::<u64>() as usize,
+            points: cdf_counts(&runs),
+        });
+        // The repetition whose worst delivered write is the worst, run again for its
+        // per-write series.
+        let worst = results
+            .config_runs(i)
+            .iter()
+            .filter_map(|r| r.flows.get(f).map(|o| (r, o)))
+            .max_by(|a, b| {
+                let m = |o: &crate::runner::FlowOutput| {
+                    o.metrics.app_latency_ms.max.unwrap_or(f64::MIN)
+                };
+                m(a.1).total_cmp(&m(b.1))
             });
-            // The repetition whose worst delivered write is the worst, run again for its
-            // per-write series.
-            let worst = results
-                .config_runs(i)
-                .iter()
-                .filter_map(|r| r.flows.get(f).map(|o| (r, o)))
-                .max_by(|a, b| {
-                    let m = |o: &crate::runner::FlowOutput| {
-                        o.metrics.app_latency_ms.max.unwrap_or(f64::MIN)
-                    };
-                    m(a.1).total_cmp(&m(b.1))
-                });
-            if let (Some((run, _)), true) = (worst, wanted.len() < MAX_SERIES) {
-                wanted.push((i, f, label, run));
-            }
+        if let (Some((run, _)), true) = (worst, wanted.len() < MAX_SERIES) {
+            wanted.push((i, f, label, run));
         }
     }
     let series = reruns.map_or_else(Vec::new, |reruns| write_series(wanted, reruns));
