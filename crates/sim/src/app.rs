@@ -45,6 +45,18 @@ pub struct Source {
 }
 
 impl Source {
+    /// Prefetches what an event reads of the source: its scalars and, for the source's own
+    /// events (`writes`), its random stream and profile (`thinlab_tcp::prefetch`).
+    #[inline]
+    pub fn prefetch(&self, writes: bool) {
+        if writes {
+            thinlab_tcp::prefetch::prefetch(self);
+        } else {
+            let scalars = std::mem::offset_of!(Source, rng);
+            thinlab_tcp::prefetch::prefetch_bytes(self as *const Self, scalars);
+        }
+    }
+
     pub fn new(app: App, rng: Rng, stop_ns: u64) -> Source {
         let profile = match &app {
             App::Profile { name } => crate::app_profiles::profile(name),

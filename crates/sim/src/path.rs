@@ -135,11 +135,16 @@ impl Paths {
         self.paths.len()
     }
 
-    /// Prefetches `flow`'s path (see `sim::prefetch`).
+    /// Prefetches what an event of `flow` that sends in direction `dir` touches of its path
+    /// (see `sim::prefetch`): the routes and counters, and that direction's loss stream (an
+    /// event draws from one direction's; the other's lines would only take the place of lines
+    /// it needs).
     #[inline]
-    pub fn prefetch(&self, flow: usize) {
+    pub fn prefetch(&self, flow: usize, dir: usize) {
         if let Some(p) = self.paths.get(flow) {
-            thinlab_tcp::prefetch::prefetch(p);
+            thinlab_tcp::prefetch::prefetch(&p.routes);
+            thinlab_tcp::prefetch::prefetch(&p.loss[dir & 1]);
+            thinlab_tcp::prefetch::prefetch(&p.dropped_loss);
         }
     }
 

@@ -31,22 +31,50 @@ pub fn pop_front_rewinding<T>(q: &mut std::collections::VecDeque<T>) -> Option<T
     x
 }
 
-/// Asks the CPU to bring the `len` bytes from `p` into the caches (a prefetch never faults,
-/// whatever the address).
+/// Asks the CPU to bring every cache line the `len` bytes from `p` lie on into the caches (a
+/// prefetch never faults, whatever the address).
 #[inline(always)]
 pub fn prefetch_bytes<T>(p: *const T, len: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = p.cast::<i8>();
-        let mut off = 0;
-        while off < len {
+        let (into_line, lines) = lines_covering(p as usize, len);
+        let first = p.cast::<i8>().wrapping_sub(into_line);
+        for line in 0..lines {
             // SAFETY: SSE is part of x86_64's baseline, and a prefetch is a hint that never
             // faults nor reads or writes memory as far as the program can tell.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off)) };
-            off += 64;
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(line * 64)) };
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (p, len);
+}
+
+/// For `len` bytes at address `addr`: how far into its cache line `addr` lies, and how many
+/// lines the bytes lie on (from the line of the first byte to the line of the last).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn lines_covering(addr: usize, len: usize) -> (usize, usize) {
+    let into_line = addr % 64;
+    let lines = if len == 0 {
+        0
+    } else {
+        (into_line + len).div_ceil(64)
+    };
+    (into_line, lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lines_covering;
+
+    #[test]
+    fn every_line_the_bytes_lie_on() {
+        assert_eq!(lines_covering(128, 0), (0, 0));
+        assert_eq!(lines_covering(128, 64), (0, 1));
+        assert_eq!(lines_covering(128 + 16, 64), (16, 2));
+        assert_eq!(lines_covering(128 + 63, 1), (63, 1));
+        assert_eq!(lines_covering(128 + 63, 2), (63, 2));
+        // an endpoint of 1 864 bytes 16 bytes into a line lies on 30 lines, not 29
+        assert_eq!(lines_covering(64 + 16, 1864), (16, 30));
+    }
 }

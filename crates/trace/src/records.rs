@@ -210,6 +210,17 @@ pub struct FlowRecorder {
 const RETIRE_BATCH: usize = 32;
 
 impl FlowRecorder {
+    /// Prefetches the recorder's own fields an event updates: all but the retired writes'
+    /// histograms, which change once per batch of writes (`thinlab_tcp::prefetch`).
+    #[inline]
+    pub fn prefetch_hot(&self) {
+        let histograms =
+            std::mem::offset_of!(FlowRecorder, rec) + std::mem::offset_of!(FlowRecords, retired);
+        thinlab_tcp::prefetch::prefetch_bytes(self as *const Self, histograms);
+        thinlab_tcp::prefetch::prefetch(&self.rec.retired.count);
+        thinlab_tcp::prefetch::prefetch(&self.rec.retired.end);
+    }
+
     /// Prefetches the held writes an event will look at (the cursors'), for callers that run
     /// many flows (`thinlab_tcp::prefetch`).
     #[inline]

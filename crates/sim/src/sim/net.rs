@@ -128,10 +128,11 @@ impl Net {
         }
     }
 
-    /// Prefetches `flow`'s path state (routes, loss and jitter streams).
+    /// Prefetches `flow`'s path state for an event that sends in direction `dir` (routes,
+    /// that direction's loss stream).
     #[inline]
-    pub fn prefetch_path(&self, flow: usize) {
-        self.paths.prefetch(flow);
+    pub fn prefetch_path(&self, flow: usize, dir: usize) {
+        self.paths.prefetch(flow, dir);
     }
 
     /// (dropped by loss, dropped by queue) for `flow`.

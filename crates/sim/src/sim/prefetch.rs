@@ -9,7 +9,7 @@
 //! A prefetch changes no result. It costs ~20 % on runs whose state fits in the cache, so it
 //! is on only when the flows' state is estimated to exceed the last-level cache.
 
-use super::{Sim, FORWARD};
+use super::{Sim, FORWARD, REVERSE};
 use crate::event::EventKind;
 use thinlab_tcp::prefetch::prefetch;
 
@@ -71,6 +71,18 @@ fn parse_size(s: &str) -> Option<u64> {
     num.parse::<u64>().ok().map(|n| n * mult)
 }
 
+/// What an event concerns, for prefetching.
+struct Target {
+    flow: usize,
+    /// The endpoint it runs, if any.
+    side: Option<usize>,
+    /// The direction it sends in: the packet's for one that moves on to its next link, the
+    /// endpoint's for one that runs an endpoint.
+    dir: usize,
+    /// It is the source's own (a write).
+    writes: bool,
+}
+
 impl Sim<'_> {
     /// Prefetches what the next events will touch (the module's two stages).
     #[inline]
@@ -80,8 +92,13 @@ impl Sim<'_> {
         }
         if let Some(ev) = self.q.peek() {
             self.prefetch_state(ev.kind);
-            if let Some((f, Some(side))) = self.target(ev.kind) {
-                let fl = &self.flows[f];
+            if let Some(Target {
+                flow,
+                side: Some(side),
+                ..
+            }) = self.target(ev.kind)
+            {
+                let fl = &self.flows[flow];
                 if let Some(ep) = &fl.eps[side] {
                     ep.prefetch_buffers();
                 }
@@ -95,39 +112,68 @@ impl Sim<'_> {
         }
     }
 
-    /// Prefetches the inline state an event will touch: its flow's path, scalars and, when
-    /// it runs an endpoint, that endpoint and the recorder.
+    /// Prefetches the inline state an event will touch: its flow's path (the direction it
+    /// sends in), scalars and source, and when it runs an endpoint, that endpoint and the
+    /// recorder. Only what the event touches: lines it would not touch take the place of lines
+    /// it needs in the CPU's queue of misses (docs/performance.md, "The floor at 10 000 flows").
     #[inline]
     fn prefetch_state(&self, kind: EventKind) {
-        if let Some((f, side)) = self.target(kind) {
-            let fl = &self.flows[f];
-            self.net.prefetch_path(f);
+        if let Some(t) = self.target(kind) {
+            let fl = &self.flows[t.flow];
+            self.net.prefetch_path(t.flow, t.dir);
             prefetch(&fl.sender);
             prefetch(&fl.source_started);
-            prefetch(&fl.source);
-            if let Some(side) = side {
+            fl.source.prefetch(t.writes);
+            if let Some(side) = t.side {
                 prefetch(&fl.eps[side]);
-                prefetch(&fl.recorder);
+                fl.recorder.prefetch_hot();
                 prefetch(&fl.timers[side]);
             }
         }
     }
 
-    /// The flow an event concerns and, when it runs one, the endpoint's side.
+    /// The flow an event concerns, the endpoint it runs and the direction it sends in.
     #[inline]
-    fn target(&self, kind: EventKind) -> Option<(usize, Option<usize>)> {
+    fn target(&self, kind: EventKind) -> Option<Target> {
+        let sends = |side: usize| if side == 0 { FORWARD } else { REVERSE };
         match kind {
             EventKind::Arrive { packet } => {
-                let (f, dir, last) = self.net.peek_packet(packet)?;
-                let side = if dir == FORWARD { 1 } else { 0 };
-                Some((f, last.then_some(side)))
+                let (flow, dir, last) = self.net.peek_packet(packet)?;
+                if last {
+                    let side = if dir == FORWARD { 1 } else { 0 };
+                    Some(Target {
+                        flow,
+                        side: Some(side),
+                        dir: sends(side),
+                        writes: false,
+                    })
+                } else {
+                    Some(Target {
+                        flow,
+                        side: None,
+                        dir,
+                        writes: false,
+                    })
+                }
             }
             EventKind::Timer { endpoint, .. } => {
-                Some((endpoint as usize / 2, Some(endpoint as usize % 2)))
+                let side = endpoint as usize % 2;
+                Some(Target {
+                    flow: endpoint as usize / 2,
+                    side: Some(side),
+                    dir: sends(side),
+                    writes: false,
+                })
             }
             EventKind::AppTick { flow } => {
-                let f = flow as usize;
-                Some((f, Some(self.flows[f].sender)))
+                let flow = flow as usize;
+                let side = self.flows[flow].sender;
+                Some(Target {
+                    flow,
+                    side: Some(side),
+                    dir: sends(side),
+                    writes: true,
+                })
             }
             _ => None,
         }
@@ -145,6 +191,55 @@ mod tests {
         assert_eq!(parse_size("512"), Some(512));
         assert_eq!(parse_size("x"), None);
         assert_eq!(parse_size(""), None);
+    }
+
+    /// Prefetching only reads: a run with it forced on has exactly the results of one without,
+    /// over flows with access links (packets moving on to a next link), loss both ways,
+    /// jitter, random and profile sources, a bulk flow and a server that sends.
+    #[test]
+    fn prefetching_changes_no_result() {
+        let s = crate::Scenario::from_toml_str(
+            r#"
+            name = "prefetch"
+            seed = 3
+            duration = "20s"
+            [network]
+            rtt = "60ms"
+            bandwidth = "5Mbit"
+            queue_packets = 30
+            jitter = "2ms"
+            [network.loss]
+            model = "bernoulli"
+            rate = 0.02
+            [[flow]]
+            name = "exp"
+            rtt = "5ms"
+            access_bandwidth = "10Mbit"
+            app = { kind = "exponential", payload_bytes = 120, interval = "50ms" }
+            [[flow]]
+            name = "ssh"
+            app = { kind = "profile", name = "ssh" }
+            tcp = { profile = "linux", mechanisms = ["rdb"] }
+            [[flow]]
+            name = "bulk"
+            start = "1s"
+            app = { kind = "bulk" }
+            tcp = { profile = "linux", cc = "cubic" }
+            [[flow]]
+            name = "down"
+            direction = "reverse"
+            app = { kind = "fixed", payload_bytes = 300, interval = "30ms" }
+            "#,
+        )
+        .expect("scenario");
+        let run = |prefetch: bool| {
+            let mut sim = Sim::new(&s, 7);
+            sim.prefetch = prefetch;
+            sim.run(&mut |_| {})
+        };
+        let (off, on) = (run(false), run(true));
+        assert!(off.flows.iter().all(|f| f.records.bytes_delivered > 0));
+        assert_eq!(off, on);
     }
 
     #[test]
