@@ -188,9 +188,10 @@ impl Tables {
     }
 
     /// Writes the result folder `out` as `thinlab run` does (`parquet`: also the Parquet
-    /// tables; `force`: write into a folder that holds other results). `planned` is the
-    /// number of runs the command planned, for `run.json`.
-    #[pyo3(signature = (out, planned, parquet=false, force=false))]
+    /// tables; `force`: write into a folder that holds other results) on `threads` threads
+    /// (default: the cores; `report.html` is written beside the other files). `planned` is
+    /// the number of runs the command planned, for `run.json`.
+    #[pyo3(signature = (out, planned, parquet=false, force=false, threads=None))]
     fn write_folder(
         &self,
         py: Python<'_>,
@@ -198,6 +199,7 @@ impl Tables {
         planned: usize,
         parquet: bool,
         force: bool,
+        threads: Option<usize>,
     ) -> PyResult<()> {
         #[allow(clippy::disallowed_methods)] // run.json reports the wall time of writing
         let started = std::time::Instant::now();
@@ -215,7 +217,7 @@ impl Tables {
                 &self.plan.prepared,
                 &self.plan.resolved,
                 parquet,
-                thinlab_cli::run::cores(None),
+                thinlab_cli::run::cores(threads),
                 info,
                 started,
             )

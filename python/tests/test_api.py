@@ -128,6 +128,17 @@ def test_write_gives_the_cli_folder(cli, small_scenario, tmp_path):
     assert (mine / "runs.parquet").exists()
 
 
+def test_write_on_one_thread_gives_the_same_folder(small_scenario, tmp_path):
+    res = thinlab.run(small_scenario, jobs=1, progress=False, writes=False)
+    assert res._jobs == 1  # the runs' jobs are the folder's default
+    one = res.write(tmp_path / "one")
+    two = res.write(tmp_path / "two", jobs=2)
+    for f in ["summary.json", "runs.csv", "latency_cdf.csv", "report.html"]:
+        assert (one / f).read_bytes() == (two / f).read_bytes(), f
+    with pytest.raises(ValueError, match="jobs = 0"):
+        res.write(tmp_path / "zero", jobs=0)
+
+
 def test_pandas_through_polars(small_scenario):
     res = thinlab.run(small_scenario, progress=False, writes=False)
     df = res.runs.to_pandas()

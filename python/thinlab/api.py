@@ -148,7 +148,7 @@ def run(
     planned = len(plan.jobs())
     runs = run_jobs(plan, source, None, jobs, writes, engine, ray_address, batch_size, progress, force)
     complete = sum(len(r) for r in runs) == planned
-    return Results._of_tables(plan.tables(runs, complete), planned)
+    return Results._of_tables(plan.tables(runs, complete), planned, jobs)
 
 
 def run_jobs(

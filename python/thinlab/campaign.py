@@ -136,9 +136,10 @@ class Campaign:
                 run_jobs(plan, source, todo, jobs, writes, engine, ray_address, batch_size,
                          progress, force, store)
             index = self._index()
-        return self._load(plan, keys, index)
+        return self._load(plan, keys, index, jobs)
 
-    def _load(self, plan: _native.Plan, keys: list[str], index: dict) -> Results:
+    def _load(self, plan: _native.Plan, keys: list[str], index: dict,
+              threads: Optional[int] = None) -> Results:
         jobs = plan.jobs()
         by_batch: dict[str, list] = {}
         for (config, repetition, _seed), key in zip(jobs, keys):
@@ -152,7 +153,7 @@ class Campaign:
             stored = _native.RunSet.from_bytes((self._batches / f"{batch}.runs").read_bytes())
             sets.append(stored.relabeled(mapping))
         found = sum(len(s) for s in sets)
-        return Results._of_tables(plan.tables(sets, found == len(jobs)), len(jobs))
+        return Results._of_tables(plan.tables(sets, found == len(jobs)), len(jobs), threads)
 
     def runs(self) -> pl.DataFrame:
         """Every stored run's rows (the `runs` columns of each sweep, and `key`), as one

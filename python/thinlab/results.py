@@ -63,15 +63,17 @@ class Results:
         tables: Any = None,
         planned: int = 0,
         table_text: Optional[str] = None,
+        jobs: Optional[int] = None,
     ) -> None:
         self._make = {"runs": runs, "writes": writes, "cdf": cdf, "summary": summary}
         self._cache: dict[str, Any] = {}
         self._tables = tables
         self._planned = planned
         self._table_text = table_text
+        self._jobs = jobs
 
     @classmethod
-    def _of_tables(cls, tables: Any, planned: int) -> "Results":
+    def _of_tables(cls, tables: Any, planned: int, jobs: Optional[int] = None) -> "Results":
         return cls(
             runs=lambda: _frame(tables.runs_ipc()),
             writes=lambda: _mapped_writes(tables),
@@ -79,6 +81,7 @@ class Results:
             summary=lambda: json.loads(tables.summary_json()),
             tables=tables,
             planned=planned,
+            jobs=jobs,
         )
 
     def _get(self, name: str) -> Any:
@@ -117,13 +120,25 @@ class Results:
         """The run-health warnings `thinlab run` prints (flows that did not complete)."""
         return list(self._tables.table_text()[1]) if self._tables is not None else []
 
-    def write(self, out: Union[str, Path], parquet: bool = False, force: bool = False) -> Path:
+    def write(
+        self,
+        out: Union[str, Path],
+        parquet: bool = False,
+        force: bool = False,
+        jobs: Optional[int] = None,
+    ) -> Path:
         """Writes the result folder as `thinlab run` does (summary.json, runs.csv,
-        latency_cdf.csv, plots, report.html; with `parquet`, runs.parquet and writes.parquet)."""
+        latency_cdf.csv, plots, report.html; with `parquet`, runs.parquet and writes.parquet),
+        on `jobs` threads (default: the `jobs` the runs were given, else the cores). The files
+        are the same whatever `jobs` is."""
         if self._tables is None:
             raise TypeError("only the results of thinlab.run can be written as a run folder")
+        if jobs is not None and jobs < 1:
+            raise ValueError(f"jobs = {jobs}: expected at least 1")
         out = Path(out)
-        self._tables.write_folder(str(out), self._planned, parquet=parquet, force=force)
+        threads = jobs if jobs is not None else self._jobs
+        self._tables.write_folder(str(out), self._planned, parquet=parquet, force=force,
+                                  threads=threads)
         return out
 
     def __repr__(self) -> str:
