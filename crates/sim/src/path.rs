@@ -23,6 +23,24 @@ pub const FORWARD: usize = 0;
 /// Server → client.
 pub const REVERSE: usize = 1;
 
+/// The direction endpoint `side` (0 client, 1 server) sends in.
+pub fn sent_by(side: usize) -> usize {
+    if side == 0 {
+        FORWARD
+    } else {
+        REVERSE
+    }
+}
+
+/// The side (0 client, 1 server) a packet travelling in `dir` arrives at.
+pub fn arrives_at(dir: usize) -> usize {
+    if dir == FORWARD {
+        1
+    } else {
+        0
+    }
+}
+
 /// The links a packet crosses, in order.
 #[derive(Clone, Copy, Debug)]
 struct Route {

@@ -31,7 +31,7 @@ use crate::result::{FlowResult, RunResult};
 use crate::rng::{stream, Component};
 use crate::scenario::{Direction, Scenario};
 use flow_end::{complete, flow_done, flow_status};
-use net::{Net, FORWARD, REVERSE};
+use net::Net;
 use rand::Rng as _;
 use shared_config::shared_configs;
 use std::sync::Arc;
@@ -365,7 +365,7 @@ impl<'a> Sim<'a> {
                 }
                 EventKind::Arrive { packet } => {
                     if let Some(d) = self.net.arrive(now, packet, &mut self.q) {
-                        let side = if d.dir == FORWARD { 1 } else { 0 };
+                        let side = net::arrives_at(d.dir);
                         let f = d.flow as usize;
                         if let Some(ep) = self.flows[f].eps[side].as_mut() {
                             if let Some(c) = self.capture.as_deref_mut() {
@@ -558,7 +558,7 @@ impl<'a> Sim<'a> {
                 recorder.on_close();
             }
         }
-        let dir = if side == 0 { FORWARD } else { REVERSE };
+        let dir = net::sent_by(side);
         while let Some(seg) = ep.poll_transmit(t) {
             if let Some(c) = capture.as_deref_mut() {
                 c.sent(f, side, now, &seg);

@@ -8,7 +8,7 @@ use crate::result::{DropCounts, LinkReport};
 use crate::scenario::Scenario;
 use thinlab_tcp::Segment;
 
-pub use crate::path::{FORWARD, REVERSE};
+pub use crate::path::{arrives_at, sent_by};
 
 /// The event queue's lanes ([`EventQueue::push_lane`]): lane 0 holds the sources' stops (all at
 /// the end of the run, scheduled in flow order, so they wait there instead of in the heap),

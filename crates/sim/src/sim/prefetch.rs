@@ -9,7 +9,8 @@
 //! A prefetch changes no result. It costs ~20 % on runs whose state fits in the cache, so it
 //! is on only when the flows' state is estimated to exceed the last-level cache.
 
-use super::{Sim, FORWARD, REVERSE};
+use super::net::{arrives_at, sent_by};
+use super::Sim;
 use crate::event::EventKind;
 use thinlab_tcp::prefetch::prefetch;
 
@@ -135,48 +136,29 @@ impl Sim<'_> {
     /// The flow an event concerns, the endpoint it runs and the direction it sends in.
     #[inline]
     fn target(&self, kind: EventKind) -> Option<Target> {
-        let sends = |side: usize| if side == 0 { FORWARD } else { REVERSE };
-        match kind {
+        let (flow, side) = match kind {
             EventKind::Arrive { packet } => {
                 let (flow, dir, last) = self.net.peek_packet(packet)?;
-                if last {
-                    let side = if dir == FORWARD { 1 } else { 0 };
-                    Some(Target {
-                        flow,
-                        side: Some(side),
-                        dir: sends(side),
-                        writes: false,
-                    })
-                } else {
-                    Some(Target {
+                if !last {
+                    return Some(Target {
                         flow,
                         side: None,
                         dir,
                         writes: false,
-                    })
+                    });
                 }
+                (flow, arrives_at(dir))
             }
-            EventKind::Timer { endpoint, .. } => {
-                let side = endpoint as usize % 2;
-                Some(Target {
-                    flow: endpoint as usize / 2,
-                    side: Some(side),
-                    dir: sends(side),
-                    writes: false,
-                })
-            }
-            EventKind::AppTick { flow } => {
-                let flow = flow as usize;
-                let side = self.flows[flow].sender;
-                Some(Target {
-                    flow,
-                    side: Some(side),
-                    dir: sends(side),
-                    writes: true,
-                })
-            }
-            _ => None,
-        }
+            EventKind::Timer { endpoint, .. } => (endpoint as usize / 2, endpoint as usize % 2),
+            EventKind::AppTick { flow } => (flow as usize, self.flows[flow as usize].sender),
+            _ => return None,
+        };
+        Some(Target {
+            flow,
+            side: Some(side),
+            dir: sent_by(side),
+            writes: matches!(kind, EventKind::AppTick { .. }),
+        })
     }
 }
 
