@@ -137,6 +137,8 @@ def test_write_on_one_thread_gives_the_same_folder(small_scenario, tmp_path):
         assert (one / f).read_bytes() == (two / f).read_bytes(), f
     with pytest.raises(ValueError, match="jobs = 0"):
         res.write(tmp_path / "zero", jobs=0)
+    with pytest.raises(ValueError, match="jobs = 0"):  # as `thinlab run --jobs 0`
+        thinlab.run(small_scenario, jobs=0, progress=False, writes=False)
 
 
 def test_pandas_through_polars(small_scenario):

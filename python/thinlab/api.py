@@ -13,7 +13,7 @@ import polars as pl
 
 from . import _native
 from .progress import Bar
-from .results import Results
+from .results import Results, checked_jobs
 
 Scenario = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
@@ -166,6 +166,7 @@ def run_jobs(
 ) -> list[_native.RunSet]:
     """Runs jobs `indices` (all when None) of `plan` (loaded from `source`) with `engine`;
     `on_batch` gets each batch of finished runs as it arrives."""
+    checked_jobs(jobs)
     if engine == "local":
         return [execute(plan, indices, jobs, writes, progress, force, on_batch)]
     if engine == "ray":

@@ -41,6 +41,14 @@ def _mapped_writes(tables: Any) -> pl.DataFrame:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def checked_jobs(jobs: Optional[int]) -> Optional[int]:
+    """`jobs` as given (None: the cores), or a ValueError unless it is at least 1 (as
+    `thinlab run --jobs` requires)."""
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"jobs = {jobs}: expected at least 1")
+    return jobs
+
+
 class Results:
     """The results of `thinlab.run` (or `thinlab.analyze`).
 
@@ -133,10 +141,8 @@ class Results:
         are the same whatever `jobs` is."""
         if self._tables is None:
             raise TypeError("only the results of thinlab.run can be written as a run folder")
-        if jobs is not None and jobs < 1:
-            raise ValueError(f"jobs = {jobs}: expected at least 1")
         out = Path(out)
-        threads = jobs if jobs is not None else self._jobs
+        threads = checked_jobs(jobs) or self._jobs
         self._tables.write_folder(str(out), self._planned, parquet=parquet, force=force,
                                   threads=threads)
         return out

@@ -2,14 +2,17 @@
 //! design with that much hot state per flow can reach on this machine, with nothing but an
 //! event heap, a fixed amount of work per event, and the flow's state touched.
 //!
-//! Each flow has `bytes` of state. Its events come every `interval` of virtual time (starts
-//! spread over one interval, as `bench/scaling.py`'s thin streams); each event pops the heap,
-//! reads and writes a third of its flow's state lines (three events cover them all, about the
-//! share of a write cycle's lines each of thinlab's events touches), does `work` dependent
-//! steps of arithmetic on what it read, and pushes the flow's next event. With `prefetch`, while
-//! an event runs, the lines of the event after the next (the heap top's lesser child, as
-//! `thinlab_sim`'s own prefetch) and of the next one are prefetched: the best a software
-//! prefetch can do, since it knows exactly which lines an event will touch.
+//! Each flow has `bytes` of state, optionally a share of it *outboard* (in a block of its own at
+//! a shuffled place, found through the flow's header line, as heap storage behind a pointer).
+//! Its events come every 140 ms of virtual time (starts spread over one interval, as
+//! `bench/scaling.py`'s thin streams); each event pops the heap, reads and writes the header
+//! line and a third of the flow's other lines, inline and outboard (three events cover them
+//! all, about the share of a write cycle's lines each of thinlab's events touches), does `work`
+//! dependent steps of arithmetic on what it read, and pushes the flow's next event. With
+//! prefetch on, while an event runs, the inline lines of the event after the next (the heap
+//! top's lesser child) and the inline and outboard lines of the next one are prefetched, the
+//! two stages of `thinlab_sim`'s own prefetch, but exact: only the lines the event will touch
+//! (`whole`: every inline line of the flow).
 //!
 //! The question it answers (docs/performance.md, "The floor at 10 000 flows"): how small must
 //! a flow's hot state be for 10 000 flows to cost at most 1.5× the single flow per event.
@@ -51,7 +54,7 @@ const WORDS: usize = LINE / 8;
 impl Flows {
     /// `bytes` per flow, of which the share `indirect` is outboard.
     fn new(flows: usize, bytes: usize, indirect: f64) -> Self {
-        let lines = bytes.div_ceil(LINE).clamp(1, 3 * MAX_LINES_PER_EVENT);
+        let lines = bytes.div_ceil(LINE).max(1);
         let outboard_lines = ((lines as f64 * indirect).round() as usize).min(lines - 1);
         let inline_lines = lines - outboard_lines;
         let mut inline = vec![1; flows * inline_lines * WORDS];
@@ -246,6 +249,12 @@ fn main() {
         .unwrap_or(1000);
     let flows = list(args.next(), &[1, 100, 1_000, 3_000, 10_000]);
     let sizes = list(args.next(), &[256, 1024, 2048, 4096, 6144]);
+    assert!(flows.iter().all(|&n| n >= 1), "flows: at least 1 each");
+    let most = 3 * MAX_LINES_PER_EVENT * LINE;
+    assert!(
+        sizes.iter().all(|&b| b <= most),
+        "bytes per flow: at most {most}"
+    );
     let indirect: f64 = args
         .next()
         .map(|s| s.parse().expect("a share, 0 to 1"))
