@@ -490,7 +490,7 @@ fn write_csv(path: &Path, conns: &[ConnectionAnalysis]) -> Result<()> {
         "at_sender".to_string(),
         "clock_offset_ms".to_string(),
     ];
-    header.extend(FlowMetrics::default().scalars().into_iter().map(|(k, _)| k));
+    header.extend(FlowMetrics::scalar_names().iter().cloned());
     header.extend(
         extras_scalars(&Extras::default())
             .into_iter()

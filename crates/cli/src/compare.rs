@@ -10,12 +10,17 @@
 
 use crate::args::CompareArgs;
 use crate::error::BadInput;
+use crate::table::MAX_ROWS;
 use anyhow::{Context, Result};
 use serde::Serialize;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// One folder's CDF lines: `((configuration, flow), points (latency ms, fraction ≤))`.
 type Lines = Vec<((String, String), Vec<(f64, f64)>)>;
+
+/// One folder's CDF points by (configuration, flow).
+type ByKey<'a> = HashMap<&'a (String, String), &'a Vec<(f64, f64)>>;
 
 /// Reads `dir/latency_cdf.csv`.
 fn read_lines(dir: &Path) -> Result<Lines> {
@@ -110,15 +115,24 @@ pub fn compare(args: CompareArgs) -> Result<()> {
         .map(|d| read_lines(d))
         .collect::<Result<_>>()?;
     let names: Vec<String> = args.dirs.iter().map(|d| d.display().to_string()).collect();
-    // every (configuration, flow) of any folder, in first-seen order
-    let mut keys: Vec<(String, String)> = Vec::new();
-    for f in &folders {
-        for (k, _) in f {
-            if !keys.contains(k) {
-                keys.push(k.clone());
+    // every (configuration, flow) of any folder, in first-seen order, and each folder's lines
+    // by key (the first, as a search would find it): no search per key, which made folders of
+    // 100 000 lines quadratic
+    let mut keys: Vec<&(String, String)> = Vec::new();
+    let mut seen: HashSet<&(String, String)> = HashSet::new();
+    let by_key: Vec<ByKey> = folders
+        .iter()
+        .map(|f| {
+            let mut m = HashMap::with_capacity(f.len());
+            for (k, points) in f {
+                if seen.insert(k) {
+                    keys.push(k);
+                }
+                m.entry(k).or_insert(points);
             }
-        }
-    }
+            m
+        })
+        .collect();
     let mut header = vec![
         "configuration".to_string(),
         "flow".to_string(),
@@ -127,16 +141,16 @@ pub fn compare(args: CompareArgs) -> Result<()> {
     header.extend(["p99 ms", "Δ p99", "p99.9 ms", "Δ p99.9", "max ms", "Δ max"].map(String::from));
     let mut rows = Vec::new();
     let mut groups = Vec::new();
-    for key in &keys {
-        let find = |f: &Lines| f.iter().find(|(k, _)| k == key).map(|(_, p)| p.clone());
+    for &key in &keys {
+        let find = |m: &ByKey| m.get(key).map(|p| (*p).clone());
         let stats = |p: &Option<Vec<(f64, f64)>>| {
             p.as_ref().map_or((None, None, None), |p| {
                 (quantile(p, 0.99), quantile(p, 0.999), p.last().map(|x| x.0))
             })
         };
-        let reference = stats(&find(&folders[0]));
+        let reference = stats(&find(&by_key[0]));
         let mut lines = Vec::new();
-        for (i, f) in folders.iter().enumerate() {
+        for (i, f) in by_key.iter().enumerate() {
             let pts = find(f);
             let s = stats(&pts);
             rows.push(vec![
@@ -194,10 +208,12 @@ pub fn compare(args: CompareArgs) -> Result<()> {
     Ok(())
 }
 
-/// The table as aligned text.
+/// The table as aligned text, up to [`MAX_ROWS`] rows and then a count of the rest (as
+/// `thinlab run`'s table).
 fn render(header: &[String], rows: &[Vec<String>]) -> String {
+    let shown = &rows[..rows.len().min(MAX_ROWS)];
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in rows {
+    for r in shown {
         for (w, c) in widths.iter_mut().zip(r) {
             *w = (*w).max(c.chars().count());
         }
@@ -217,8 +233,15 @@ fn render(header: &[String], rows: &[Vec<String>]) -> String {
         s.trim_end().to_string() + "\n"
     };
     let mut out = line(header);
-    for r in rows {
+    for r in shown {
         out.push_str(&line(r));
+    }
+    if rows.len() > shown.len() {
+        out.push_str(&format!(
+            "… and {} more rows (compare.html has all {})\n",
+            rows.len() - shown.len(),
+            rows.len()
+        ));
     }
     out
 }
@@ -234,5 +257,22 @@ mod tests {
         assert_eq!(quantile(&cdf, 0.999), Some(30.0));
         assert_eq!(rel(Some(30.0), Some(20.0)), "+50.0 %");
         assert_eq!(rel(Some(10.0), Some(0.0)), "-");
+    }
+
+    #[test]
+    fn the_table_shows_the_first_rows_and_counts_the_rest() {
+        let header = vec!["configuration".to_string(), "p99 ms".to_string()];
+        let rows: Vec<Vec<String>> = (0..150)
+            .map(|i| vec![format!("c{i}"), format!("{i}.0")])
+            .collect();
+        let text = render(&header, &rows);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1 + MAX_ROWS + 1, "{text}");
+        assert!(lines[MAX_ROWS].starts_with("c99 "), "{text}");
+        assert_eq!(
+            lines[MAX_ROWS + 1],
+            "… and 50 more rows (compare.html has all 150)"
+        );
+        assert_eq!(render(&header, &rows[..3]).lines().count(), 4);
     }
 }

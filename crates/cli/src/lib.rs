@@ -24,6 +24,7 @@ pub mod fidelity;
 pub mod folder;
 pub mod health;
 pub mod in_order;
+pub mod interned;
 pub mod interrupt;
 pub mod memguard;
 pub mod output;

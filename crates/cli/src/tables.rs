@@ -7,7 +7,7 @@
 //! → Boolean, anything else → the text `runs.csv` holds. Counts are UInt64, other metrics
 //! Float64, both null where `summary.json` has `null`.
 
-use crate::output::{metric_names, CdfLine, Results, CDF_POINTS, RUN_COLUMNS};
+use crate::output::{CdfLine, Results, CDF_POINTS, RUN_COLUMNS};
 use crate::sweep::display_value;
 use crate::write_rows::WriteRow;
 use anyhow::{Context, Result};
@@ -130,11 +130,13 @@ pub fn runs_batch(results: &Results) -> Result<RecordBatch> {
     for (name, array) in RUN_COLUMNS.into_iter().zip(fixed) {
         cols.push(name, array);
     }
-    let scalars: Vec<Vec<(String, Option<f64>)>> =
-        rows.iter().map(|(_, f)| f.metrics.scalars()).collect();
-    for (m, name) in metric_names().into_iter().enumerate() {
-        let values = scalars.iter().map(|s| s[m].1);
-        let array: ArrayRef = if FlowMetrics::is_count(&name) {
+    let scalars: Vec<Vec<Option<f64>>> = rows
+        .iter()
+        .map(|(_, f)| f.metrics.scalar_values())
+        .collect();
+    for (m, name) in FlowMetrics::scalar_names().iter().enumerate() {
+        let values = scalars.iter().map(|s| s[m]);
+        let array: ArrayRef = if FlowMetrics::is_count(name) {
             let mut b = UInt64Builder::new();
             values.for_each(|v| b.append_option(v.map(|v| v as u64)));
             Arc::new(b.finish())

@@ -153,6 +153,43 @@ fn run_writes_every_file_with_every_metric() {
 }
 
 #[test]
+fn a_large_sweep_prints_the_first_rows_and_counts_the_rest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rates: Vec<String> = (0..120).map(|i| format!("{}", i as f64 * 1e-4)).collect();
+    let text = format!(
+        "{BASE}[sweep]\n\"network.loss.rate\" = [{}]\n",
+        rates.join(", ")
+    );
+    let f = write(tmp.path(), "s.toml", &text);
+    let o = thinlab(
+        tmp.path(),
+        &[
+            "run",
+            &f,
+            "--out",
+            "out",
+            "--set",
+            "duration=1s",
+            "--set",
+            "repetitions=1",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let rows = stdout
+        .lines()
+        .filter(|l| l.starts_with("network.loss.rate="))
+        .count();
+    assert_eq!(rows, 100, "{stdout}");
+    assert!(
+        stdout.contains("… and 20 more rows (runs.csv and report.html have all 120)"),
+        "{stdout}"
+    );
+    let csv = std::fs::read_to_string(tmp.path().join("out/runs.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 121, "a header and every row");
+}
+
+#[test]
 fn sweep_product_and_set_overrides() {
     let tmp = tempfile::tempdir().unwrap();
     let text = format!(

@@ -312,6 +312,11 @@ pub struct FlowMetrics {
     pub completion_time_ms: Option<f64>,
 }
 
+/// How many scalars follow the latency statistics ([`FlowMetrics::scalars`]).
+const OTHER_SCALARS: usize = 26;
+/// How many scalars a flow has: eight per latency statistic, then the others.
+const SCALARS: usize = FlowMetrics::LATENCY_NAMES.len() * 8 + OTHER_SCALARS;
+
 impl FlowMetrics {
     /// Names of the latency statistics, in serialization order.
     pub const LATENCY_NAMES: [&'static str; 6] = [
@@ -327,7 +332,33 @@ impl FlowMetrics {
     /// `retransmissions_by_cause.rto`), in serialization order; `None` is JSON `null`.
     /// Counts are exact as f64 up to 2^53.
     pub fn scalars(&self) -> Vec<(String, Option<f64>)> {
-        let mut out = Vec::with_capacity(64);
+        Self::scalar_names()
+            .iter()
+            .cloned()
+            .zip(self.scalar_values())
+            .collect()
+    }
+
+    /// The names of [`FlowMetrics::scalars`], in order (made once).
+    pub fn scalar_names() -> &'static [String] {
+        static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        NAMES.get_or_init(|| {
+            let m = FlowMetrics::default();
+            let mut names = Vec::with_capacity(SCALARS);
+            for name in Self::LATENCY_NAMES {
+                for (field, _) in Self::latency_fields(&m.app_latency_ms) {
+                    names.push(format!("{name}.{field}"));
+                }
+            }
+            names.extend(m.other_scalars().into_iter().map(|(k, _)| k.to_string()));
+            names
+        })
+    }
+
+    /// The values of [`FlowMetrics::scalars`], in order, without their names (one row of
+    /// `runs.csv` per flow: a sweep of 100 000 runs formatted 7 million names to drop them).
+    pub fn scalar_values(&self) -> Vec<Option<f64>> {
+        let mut out = Vec::with_capacity(SCALARS);
         let latencies = [
             &self.app_latency_ms,
             &self.transport_latency_ms,
@@ -336,23 +367,32 @@ impl FlowMetrics {
             &self.transport_latency_from_send_ms,
             &self.ack_latency_from_send_ms,
         ];
-        for (name, s) in Self::LATENCY_NAMES.iter().zip(latencies) {
-            for (field, v) in [
-                ("mean", s.mean),
-                ("p50", s.p50),
-                ("p90", s.p90),
-                ("p99", s.p99),
-                ("p999", s.p999),
-                ("max", s.max),
-                ("count", Some(s.count as f64)),
-                ("censored", Some(s.censored as f64)),
-            ] {
-                out.push((format!("{name}.{field}"), v));
-            }
+        for s in latencies {
+            out.extend(Self::latency_fields(s).map(|(_, v)| v));
         }
+        out.extend(self.other_scalars().map(|(_, v)| v));
+        out
+    }
+
+    /// The fields of one latency statistic, in order.
+    fn latency_fields(s: &LatencyStats) -> [(&'static str, Option<f64>); 8] {
+        [
+            ("mean", s.mean),
+            ("p50", s.p50),
+            ("p90", s.p90),
+            ("p99", s.p99),
+            ("p999", s.p999),
+            ("max", s.max),
+            ("count", Some(s.count as f64)),
+            ("censored", Some(s.censored as f64)),
+        ]
+    }
+
+    /// The scalars after the latency statistics, in order.
+    fn other_scalars(&self) -> [(&'static str, Option<f64>); OTHER_SCALARS] {
         let n = |v: u64| Some(v as f64);
         let c = &self.retransmissions_by_cause;
-        let rest = [
+        [
             ("writes", n(self.writes)),
             ("writes_delivered", n(self.writes_delivered)),
             ("writes_undelivered", n(self.writes_undelivered)),
@@ -382,9 +422,7 @@ impl FlowMetrics {
             ("duration_s", Some(self.duration_s)),
             ("goodput_bps", self.goodput_bps),
             ("completion_time_ms", self.completion_time_ms),
-        ];
-        out.extend(rest.into_iter().map(|(k, v)| (k.to_string(), v)));
-        out
+        ]
     }
 
     /// Whether the scalar `name` of [`FlowMetrics::scalars`] counts something (an integer in

@@ -6,6 +6,9 @@
 //! for the metric-vs-parameter plots, an *x parameter* (the first numeric one) with one line per
 //! combination of the others.
 
+use std::collections::{HashMap, HashSet};
+
+use crate::interned::Index;
 use crate::sweep::{display_value, Config};
 use serde::Serialize;
 
@@ -39,17 +42,6 @@ pub struct ConfigPlace {
     pub line: usize,
 }
 
-/// Index of `v` in `list`, appended when new.
-fn intern(list: &mut Vec<String>, v: String) -> usize {
-    match list.iter().position(|x| *x == v) {
-        Some(i) => i,
-        None => {
-            list.push(v);
-            list.len() - 1
-        }
-    }
-}
-
 /// `k=v, k2=v2` of the parameters `keys` of `c` (`all` when `keys` is empty).
 fn label_of(c: &Config, keys: &[usize]) -> String {
     if keys.is_empty() {
@@ -67,13 +59,13 @@ pub fn layout(configs: &[Config]) -> Layout {
         c.params.iter().map(|p| p.0.as_str()).collect()
     });
     let distinct = |k: usize| {
-        let mut v: Vec<String> = Vec::new();
-        for c in configs {
-            intern(&mut v, display_value(&c.params[k].1));
-        }
-        v
+        let values: HashSet<String> = configs
+            .iter()
+            .map(|c| display_value(&c.params[k].1))
+            .collect();
+        values.len()
     };
-    let counts: Vec<usize> = (0..keys.len()).map(|k| distinct(k).len()).collect();
+    let counts: Vec<usize> = (0..keys.len()).map(distinct).collect();
     // The colour parameter: the mechanism set, else the parameter with the most values.
     let colour_key = keys
         .iter()
@@ -106,20 +98,23 @@ pub fn layout(configs: &[Config]) -> Layout {
         mvp_lines: Vec::new(),
         configs: Vec::with_capacity(configs.len()),
     };
+    let (mut colours, mut facets, mut x_labels) =
+        (Index::default(), Index::default(), Index::default());
+    let mut mvp_lines: HashMap<String, usize> = HashMap::new();
     for c in configs {
         let colour = match (faceted, colour_key) {
-            (true, Some(k)) => intern(&mut out.colours, label_of(c, &[k])),
-            _ => intern(&mut out.colours, c.label()),
+            (true, Some(k)) => colours.intern(&mut out.colours, label_of(c, &[k])),
+            _ => colours.intern(&mut out.colours, c.label()),
         };
         let facet = if faceted {
-            intern(&mut out.facets, label_of(c, &facet_keys))
+            facets.intern(&mut out.facets, label_of(c, &facet_keys))
         } else {
-            intern(&mut out.facets, String::new())
+            facets.intern(&mut out.facets, String::new())
         };
         let x = match x_key {
             Some(k) => {
                 let n = out.x_labels.len();
-                let i = intern(&mut out.x_labels, display_value(&c.params[k].1));
+                let i = x_labels.intern(&mut out.x_labels, display_value(&c.params[k].1));
                 if i == n {
                     let v = match c.params[k].1 {
                         toml::Value::Integer(v) => v as f64,
@@ -130,23 +125,24 @@ pub fn layout(configs: &[Config]) -> Layout {
                 }
                 i
             }
-            None => intern(&mut out.x_labels, "default".into()),
+            None => x_labels.intern(&mut out.x_labels, "default".into()),
         };
         if x_key.is_none() && out.x_values.is_empty() {
             out.x_values.push(0.0);
         }
         let line_label = label_of(c, &line_keys);
-        let line = match out.mvp_lines.iter().position(|l| l.0 == line_label) {
-            Some(i) => i,
+        let line = match mvp_lines.get(&line_label) {
+            Some(&i) => i,
             None => {
                 // A line's colour: its colour parameter's value when that is not on the x axis.
                 let lc = match colour_key {
                     Some(k) if Some(k) != x_key && faceted => {
-                        intern(&mut out.colours, label_of(c, &[k]))
+                        colours.intern(&mut out.colours, label_of(c, &[k]))
                     }
                     _ if !faceted && line_keys.len() == keys.len() => colour,
                     _ => out.mvp_lines.len(),
                 };
+                mvp_lines.insert(line_label.clone(), out.mvp_lines.len());
                 out.mvp_lines.push((line_label, lc));
                 out.mvp_lines.len() - 1
             }

@@ -44,4 +44,16 @@ impl Endpoint {
     pub fn rdb_skipped(&self) -> (u64, u64) {
         self.loss.rdb_skipped()
     }
+
+    /// Loss recovery's and the timers' whole state, as text (tests that compare two runs).
+    #[doc(hidden)]
+    pub fn recovery_state_text(&self) -> String {
+        format!("{:?}\n{:?}", self.loss, self.timers)
+    }
+    /// Turns loss recovery's quiet-ACK shortcut off or on for this endpoint (tests that compare
+    /// results with and without it; `THINLAB_QUIET_ACK=off` does it for a whole process).
+    #[doc(hidden)]
+    pub fn set_quiet_ack_shortcut(&mut self, on: bool) {
+        self.loss.set_quiet_shortcut(on);
+    }
 }

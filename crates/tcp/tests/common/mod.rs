@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 use thinlab_tcp::wire::SackBlocks;
 use thinlab_tcp::{
-    Endpoint, Event, Flags, Instant, Segment, SendKind, State, TcpConfig, TcpOptions,
+    CcAlgorithm, Endpoint, Event, Flags, Instant, Mechanisms, Profile, RdbVariant, Segment,
+    SendKind, State, TcpConfig, TcpOptions,
 };
 
 pub const EP_PORT: u16 = 1000;
@@ -482,5 +483,131 @@ impl Pair {
             }
         }
         None
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Drawn configurations (property tests)
+
+/// Property-test cases: 64, or `PROPTEST_CASES`.
+pub fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64)
+}
+
+/// A configuration drawn from every profile, congestion controller, mechanism set (bit i of
+/// `mech` switches on the i-th mechanism) and RDB variant.
+pub fn drawn(profile: usize, cc: usize, mech: u8, variant: usize) -> TcpConfig {
+    let mut c = TcpConfig::from_profile(Profile::ALL[profile % Profile::ALL.len()]);
+    c.cc = [
+        CcAlgorithm::Reno,
+        CcAlgorithm::NewReno,
+        CcAlgorithm::Cubic,
+        CcAlgorithm::Pert,
+    ][cc % 4];
+    c.cc_seed = mech as u64;
+    let bit = |i: u8| mech & (1 << i) != 0;
+    c.mechanisms = Mechanisms {
+        rdb: bit(0),
+        linear_timeouts: bit(1),
+        thin_dupack: bit(2),
+        early_retransmit: bit(3),
+        er_threshold: bit(4),
+        tlp: bit(5),
+        rack: bit(6),
+    };
+    c.rdb_variant = [RdbVariant::Seed, RdbVariant::Patch, RdbVariant::Adaptive][variant % 3];
+    c
+}
+
+/// A transfer for the property tests: A connects with a drawn configuration (every profile,
+/// congestion controller, mechanism set and RDB variant; SACK, timestamps and Nagle on or
+/// off), writes `writes` times `size` bytes every `interval` ms from 100 ms and closes; B reads
+/// and closes on A's FIN; the link (15 ms one way) drops, delays and duplicates the listed
+/// segments of each direction (1-based).
+#[derive(Clone, Debug, Default)]
+pub struct DrawnTransfer {
+    pub drops_ab: Vec<usize>,
+    pub drops_ba: Vec<usize>,
+    pub delay_ab: Vec<(usize, u64)>,
+    pub delay_ba: Vec<(usize, u64)>,
+    pub dup_ab: Vec<usize>,
+    pub dup_ba: Vec<usize>,
+    pub sack: bool,
+    pub ts: bool,
+    pub nodelay: bool,
+    pub writes: usize,
+    pub size: usize,
+    pub interval: u64,
+    pub profile: usize,
+    pub cc: usize,
+    pub mech: u8,
+    pub variant: usize,
+}
+
+/// Drawn transfers: up to 10 drops and 10 delays (1–199 ms) per direction among the first 119
+/// segments, up to 6 duplicates, 1–39 writes of 1–3 999 bytes every 0–99 ms.
+pub fn drawn_transfer() -> impl proptest::strategy::Strategy<Value = DrawnTransfer> {
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+    let link = (
+        vec(1usize..120, 0..10),
+        vec(1usize..120, 0..10),
+        vec((1usize..120, 1u64..200), 0..10),
+        vec((1usize..120, 1u64..200), 0..10),
+        vec(1usize..120, 0..6),
+        vec(1usize..120, 0..6),
+    );
+    let app = (
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        1usize..40,
+        1usize..4000,
+        0u64..100,
+    );
+    let config = (0usize..5, 0usize..4, 0u8..128, 0usize..3);
+    (link, app, config).prop_map(|(link, app, config)| DrawnTransfer {
+        drops_ab: link.0,
+        drops_ba: link.1,
+        delay_ab: link.2,
+        delay_ba: link.3,
+        dup_ab: link.4,
+        dup_ba: link.5,
+        sack: app.0,
+        ts: app.1,
+        nodelay: app.2,
+        writes: app.3,
+        size: app.4,
+        interval: app.5,
+        profile: config.0,
+        cc: config.1,
+        mech: config.2,
+        variant: config.3,
+    })
+}
+
+impl DrawnTransfer {
+    /// The pair, with its writes and A's close scheduled (not yet run).
+    pub fn pair(&self) -> Pair {
+        let mut c = drawn(self.profile, self.cc, self.mech, self.variant);
+        c.sack = self.sack;
+        c.timestamps = self.ts;
+        c.nodelay = self.nodelay;
+        c.send_buffer = 1 << 20;
+        c.syn_retries = 10;
+        let mut pair = Pair::new(c.clone(), c, dur(15));
+        let delays = |d: &[(usize, u64)]| d.iter().map(|&(n, d)| (n, dur(d))).collect();
+        pair.drop_ab.nth = self.drops_ab.clone();
+        pair.drop_ba.nth = self.drops_ba.clone();
+        pair.drop_ab.delay = delays(&self.delay_ab);
+        pair.drop_ba.delay = delays(&self.delay_ba);
+        pair.drop_ab.dup = self.dup_ab.clone();
+        pair.drop_ba.dup = self.dup_ba.clone();
+        pair.schedule_writes(ms(100), dur(self.interval), self.writes, self.size);
+        pair.close_a_at = Some(ms(100) + dur(self.interval) * self.writes as u32 + dur(1));
+        pair
     }
 }

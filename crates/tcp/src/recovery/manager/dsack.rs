@@ -15,7 +15,7 @@ use crate::recovery::{rto, Phase, Transition};
 use crate::time::ts_clock;
 
 impl LossRecovery {
-    fn dsack_active(c: &Ctx) -> bool {
+    pub(super) fn dsack_active(c: &Ctx) -> bool {
         c.cfg.dsack && c.sack
     }
 

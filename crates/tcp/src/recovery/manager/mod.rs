@@ -36,6 +36,10 @@
 //! 13. the retransmission timer (stop, restart or keep);
 //! 14. the loss probe: episode end, re-arm.
 //!
+//! An ACK that can change nothing here (nothing outstanding, nothing new, no SACK option,
+//! recovery Open: a one-way transfer's receiver gets only such) makes only the few writes these
+//! steps would make, without running them (`quiet.rs`).
+//!
 //! Timer expiries go through [`LossRecovery::on_timer`]. The output path asks the component
 //! for what it may send (the recovery state machine's window and retransmission kind, a due
 //! probe: [`LossRecovery::take_probe`], RDB's bundles) and tells it what it sent
@@ -44,6 +48,7 @@
 mod ack;
 mod dsack;
 mod dupthresh;
+mod quiet;
 mod rack_tlp;
 mod rdb;
 mod rto;
@@ -134,6 +139,8 @@ pub struct LossRecovery {
     linear_extra: Duration,
     pub(crate) dupthresh: dupthresh::DupthreshState,
     pub(crate) rdb: RdbState,
+    /// Quiet ACKs take their shortcut (`quiet.rs`; off only to compare results without it).
+    quiet_shortcut: bool,
 }
 
 impl LossRecovery {
@@ -147,6 +154,7 @@ impl LossRecovery {
             retries: 0,
             linear_extra: Duration::ZERO,
             rtt_seq: 0,
+            quiet_shortcut: quiet::shortcut_enabled(),
         }
     }
 
@@ -178,6 +186,11 @@ impl LossRecovery {
 
     /// One ACK of the synchronized connection, in the order of the module header.
     pub fn on_ack(&mut self, c: &mut Ctx, ack: &AckInfo) {
+        if self.is_quiet_ack(c, ack) {
+            // nothing outstanding and nothing new: the steps below would change nothing else
+            self.on_quiet_ack(c);
+            return;
+        }
         let now = c.now;
         let in_flight_before = self.rec.pipe(c.snd);
         // what this ACK delivers (PRR): packets that left the queue plus newly SACKed ones

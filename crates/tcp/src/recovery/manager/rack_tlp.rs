@@ -48,7 +48,7 @@ pub struct RackTlpState {
 }
 
 impl LossRecovery {
-    fn rack_active(c: &Ctx) -> bool {
+    pub(super) fn rack_active(c: &Ctx) -> bool {
         c.cfg.mechanisms.rack && c.sack
     }
 
