@@ -10,7 +10,6 @@
 
 use crate::args::CompareArgs;
 use crate::error::BadInput;
-use crate::table::MAX_ROWS;
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -208,42 +207,10 @@ pub fn compare(args: CompareArgs) -> Result<()> {
     Ok(())
 }
 
-/// The table as aligned text, up to [`MAX_ROWS`] rows and then a count of the rest (as
-/// `thinlab run`'s table).
+/// The table as aligned text, up to [`crate::table::MAX_ROWS`] rows and then a count of the
+/// rest (as `thinlab run`'s table).
 fn render(header: &[String], rows: &[Vec<String>]) -> String {
-    let shown = &rows[..rows.len().min(MAX_ROWS)];
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in shown {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
-            if i > 0 {
-                s.push_str("  ");
-            }
-            if i < 3 {
-                s.push_str(&format!("{c:<w$}"));
-            } else {
-                s.push_str(&format!("{c:>w$}"));
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    let mut out = line(header);
-    for r in shown {
-        out.push_str(&line(r));
-    }
-    if rows.len() > shown.len() {
-        out.push_str(&format!(
-            "… and {} more rows (compare.html has all {})\n",
-            rows.len() - shown.len(),
-            rows.len()
-        ));
-    }
-    out
+    crate::table::aligned(header, rows, 3, "compare.html has")
 }
 
 #[cfg(test)]
@@ -261,6 +228,7 @@ mod tests {
 
     #[test]
     fn the_table_shows_the_first_rows_and_counts_the_rest() {
+        use crate::table::MAX_ROWS;
         let header = vec!["configuration".to_string(), "p99 ms".to_string()];
         let rows: Vec<Vec<String>> = (0..150)
             .map(|i| vec![format!("c{i}"), format!("{i}.0")])

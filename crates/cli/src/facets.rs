@@ -3,8 +3,6 @@
 //! and the other swept keys make the panels, one per combination of their values. With several
 //! flows, the flow joins the colour key. A sweep of one key is one panel.
 
-use std::collections::HashMap;
-
 use crate::interned::Index;
 use crate::sweep::{display_value, Config};
 
@@ -62,7 +60,7 @@ pub fn facets(lines: &[(&Config, &str)], flows: usize) -> Facets {
     // Entries and titles to their places in `out` (a linear search made 10 000 flows' lines
     // quadratic: 50 million comparisons).
     let mut legend = Index::default();
-    let mut panel_index: HashMap<String, usize> = HashMap::new();
+    let mut panel_index = Index::default();
     for (i, (config, flow)) in lines.iter().enumerate() {
         let mut entry = colour.map_or(String::new(), |c| {
             let (k, v) = &config.params[c];
@@ -84,8 +82,8 @@ pub fn facets(lines: &[(&Config, &str)], flows: usize) -> Facets {
             .collect();
         let title = title.join(", ");
         let e = legend.intern(&mut out.legend, entry);
-        let p = *panel_index.entry(title).or_insert_with_key(|title| {
-            out.panels.push((title.clone(), Vec::new()));
+        let p = panel_index.intern_with(title, |title| {
+            out.panels.push((title.to_string(), Vec::new()));
             out.panels.len() - 1
         });
         out.panels[p].1.push((e, i));

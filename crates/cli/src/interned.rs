@@ -11,10 +11,16 @@ pub struct Index(HashMap<String, usize>);
 impl Index {
     /// Index of `v` in `list`, appended when new.
     pub fn intern(&mut self, list: &mut Vec<String>, v: String) -> usize {
-        *self.0.entry(v).or_insert_with_key(|v| {
-            list.push(v.clone());
+        self.intern_with(v, |v| {
+            list.push(v.to_string());
             list.len() - 1
         })
+    }
+
+    /// Index of `key`; when it is new, `add` appends what the key stands for to its list and
+    /// returns its index there.
+    pub fn intern_with(&mut self, key: String, add: impl FnOnce(&str) -> usize) -> usize {
+        *self.0.entry(key).or_insert_with_key(|k| add(k))
     }
 }
 

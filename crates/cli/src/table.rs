@@ -88,40 +88,13 @@ pub const MAX_ROWS: usize = 100;
 /// The table as text, one line per (configuration, flow) up to [`MAX_ROWS`], then one
 /// footnote per problem.
 pub fn render(results: &Results<'_>, problems: &[Problem]) -> String {
-    let all = rows(results, problems);
-    let rows = &all[..all.len().min(MAX_ROWS)];
-    let header = HEADER;
-    let mut widths = header.map(|h| h.chars().count());
-    for r in rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let line = |out: &mut String, cells: &[String]| {
-        for (i, (c, w)) in cells.iter().zip(widths).enumerate() {
-            let pad = w - c.chars().count();
-            if i < 2 {
-                let _ = write!(out, "{c}{}  ", " ".repeat(pad));
-            } else {
-                let _ = write!(out, "{}{c}  ", " ".repeat(pad));
-            }
-        }
-        out.truncate(out.trim_end().len());
-        out.push('\n');
-    };
-    line(&mut out, &header.map(String::from));
-    for r in rows {
-        line(&mut out, r);
-    }
-    if all.len() > rows.len() {
-        let _ = writeln!(
-            out,
-            "… and {} more rows (runs.csv and report.html have all {})",
-            all.len() - rows.len(),
-            all.len()
-        );
-    }
+    let rows = rows(results, problems);
+    let mut out = aligned(
+        &HEADER.map(String::from),
+        &rows,
+        2,
+        "runs.csv and report.html have",
+    );
     for p in problems.iter().take(MAX_LISTED) {
         let _ = writeln!(out, "! {p}");
     }
@@ -136,6 +109,50 @@ pub fn render(results: &Results<'_>, problems: &[Problem]) -> String {
         let _ = writeln!(
             out,
             "(retrans: summed over repetitions; ≥: a lower bound, writes still undelivered at the end)"
+        );
+    }
+    out
+}
+
+/// `header` and up to [`MAX_ROWS`] of `rows` as aligned text: the first `left` columns
+/// aligned left, the others right, two spaces between columns; then, if rows were left out,
+/// how many and which files have them all (`files_have`: "runs.csv and report.html have").
+pub fn aligned<R: AsRef<[String]>>(
+    header: &[String],
+    rows: &[R],
+    left: usize,
+    files_have: &str,
+) -> String {
+    let shown = &rows[..rows.len().min(MAX_ROWS)];
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in shown {
+        for (w, c) in widths.iter_mut().zip(r.as_ref()) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: &[String]| {
+        for (i, (c, &w)) in cells.iter().zip(&widths).enumerate() {
+            let pad = " ".repeat(w - c.chars().count());
+            if i < left {
+                let _ = write!(out, "{c}{pad}  ");
+            } else {
+                let _ = write!(out, "{pad}{c}  ");
+            }
+        }
+        out.truncate(out.trim_end().len());
+        out.push('\n');
+    };
+    line(header);
+    for r in shown {
+        line(r.as_ref());
+    }
+    if rows.len() > shown.len() {
+        let _ = writeln!(
+            out,
+            "… and {} more rows ({files_have} all {})",
+            rows.len() - shown.len(),
+            rows.len()
         );
     }
     out

@@ -1,6 +1,7 @@
 //! Loss recovery's shortcut for an ACK that can change nothing (thinlab-tcp,
-//! `recovery/manager/quiet.rs`) changes no result: every committed scenario but the 3-minute
-//! capture one, run with the shortcut and without it (`THINLAB_QUIET_ACK=off`), writes
+//! `recovery/manager/quiet.rs`) changes no result: every committed simulator scenario (not the
+//! emulation ones, nor the 3-minute capture one or the capture benchmark's), run with the
+//! shortcut and without it (`THINLAB_QUIET_ACK=off`), writes
 //! byte-identical result folders (all but the wall times of `timing.json` and `run.json`).
 //! The scenarios cover thin streams with every thin-stream mechanism and RDB, SACK recovery,
 //! RACK/TLP, D-SACK and PRR of the modern profile, linear timeouts, losses both ways and a

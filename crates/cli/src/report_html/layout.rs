@@ -6,7 +6,7 @@
 //! for the metric-vs-parameter plots, an *x parameter* (the first numeric one) with one line per
 //! combination of the others.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use crate::interned::Index;
 use crate::sweep::{display_value, Config};
@@ -100,7 +100,7 @@ pub fn layout(configs: &[Config]) -> Layout {
     };
     let (mut colours, mut facets, mut x_labels) =
         (Index::default(), Index::default(), Index::default());
-    let mut mvp_lines: HashMap<String, usize> = HashMap::new();
+    let mut mvp_lines = Index::default();
     for c in configs {
         let colour = match (faceted, colour_key) {
             (true, Some(k)) => colours.intern(&mut out.colours, label_of(c, &[k])),
@@ -131,22 +131,18 @@ pub fn layout(configs: &[Config]) -> Layout {
             out.x_values.push(0.0);
         }
         let line_label = label_of(c, &line_keys);
-        let line = match mvp_lines.get(&line_label) {
-            Some(&i) => i,
-            None => {
-                // A line's colour: its colour parameter's value when that is not on the x axis.
-                let lc = match colour_key {
-                    Some(k) if Some(k) != x_key && faceted => {
-                        colours.intern(&mut out.colours, label_of(c, &[k]))
-                    }
-                    _ if !faceted && line_keys.len() == keys.len() => colour,
-                    _ => out.mvp_lines.len(),
-                };
-                mvp_lines.insert(line_label.clone(), out.mvp_lines.len());
-                out.mvp_lines.push((line_label, lc));
-                out.mvp_lines.len() - 1
-            }
-        };
+        let line = mvp_lines.intern_with(line_label, |line_label| {
+            // A line's colour: its colour parameter's value when that is not on the x axis.
+            let lc = match colour_key {
+                Some(k) if Some(k) != x_key && faceted => {
+                    colours.intern(&mut out.colours, label_of(c, &[k]))
+                }
+                _ if !faceted && line_keys.len() == keys.len() => colour,
+                _ => out.mvp_lines.len(),
+            };
+            out.mvp_lines.push((line_label.to_string(), lc));
+            out.mvp_lines.len() - 1
+        });
         out.configs.push(ConfigPlace {
             colour,
             facet,

@@ -36,9 +36,9 @@
 //! 13. the retransmission timer (stop, restart or keep);
 //! 14. the loss probe: episode end, re-arm.
 //!
-//! An ACK that can change nothing here (nothing outstanding, nothing new, no SACK option,
-//! recovery Open: a one-way transfer's receiver gets only such) makes only the few writes these
-//! steps would make, without running them (`quiet.rs`).
+//! An ACK that can change nothing here (nothing outstanding, nothing new, no duplicate, no
+//! SACK option, recovery Open, no D-SACK undo due: a one-way transfer's receiver gets only
+//! such) makes only the few writes these steps would make, without running them (`quiet.rs`).
 //!
 //! Timer expiries go through [`LossRecovery::on_timer`]. The output path asks the component
 //! for what it may send (the recovery state machine's window and retransmission kind, a due
