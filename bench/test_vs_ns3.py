@@ -75,11 +75,12 @@ class RecordTest(unittest.TestCase):
 
 
 class ReportTest(unittest.TestCase):
-    def report(self, recs, goal=100, build=None):
+    def report(self, recs, goal=100, build=None, ns3_build=None):
         with tempfile.TemporaryDirectory() as d:
             write(f"{d}/runs.jsonl", "".join(json.dumps(r) + "\n" for r in recs))
             args = [sys.executable, f"{HERE}/vs_ns3_report.py", d, str(goal),
                     "load average: 1.00"] + ([build] if build else [])
+            args += [ns3_build] if ns3_build else []
             out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
             with open(f"{d}/vs-ns3.json") as f:
                 return out, json.load(f)
@@ -93,6 +94,15 @@ class ReportTest(unittest.TestCase):
         out, res = self.report(recs, build="release+PGO")
         self.assertEqual(res["thinlab_build"], "release+PGO")
         self.assertIn("thinlab build: release+PGO", out)
+
+    def test_the_timed_ns3_is_named(self):
+        recs = [{"sim": "thinlab", "workload": "dumbbell", "run": 1, "process_wall_s": 0.2,
+                 "process_cpu_s": 0.2, "sim_wall_s": 0.15}]
+        out, res = self.report(recs)
+        self.assertEqual(res["ns3_build"], "PyPI wheel")
+        out, res = self.report(recs, build="release", ns3_build="local build /x (profile optimized)")
+        self.assertEqual(res["ns3_build"], "local build /x (profile optimized)")
+        self.assertIn("ns-3 build:    local build /x (profile optimized)", out)
 
     def test_best_of_n_and_ratios(self):
         tl = lambda i, w, c, s: {"sim": "thinlab", "workload": "dumbbell", "run": i,

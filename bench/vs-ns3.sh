@@ -17,7 +17,10 @@
 #   THINLAB_BIN (target/release/thinlab; with PGO=1 target/pgo/thinlab), PGO=1 to build and
 #   time the profile-guided build (scripts/build-pgo.sh), DUMBBELL_DURATION (seconds, default 100: both
 #   simulators), GOAL (100), HTSIM_DUMBBELL / HTSIM_THIN_STREAM (optional: locally built htsim
-#   drivers of the workloads, run RUNS times; see docs/performance.md, "Against htsim").
+#   drivers of the workloads, run RUNS times; see docs/performance.md, "Against htsim"),
+#   NS3_BUILD (optional: an ns-3.44 source tree configured with --enable-python-bindings and
+#   built, e.g. with --build-profile=optimized; its bindings are timed instead of the PyPI
+#   wheel's; see bench/README.md, "ns-3's build").
 set -euo pipefail
 
 # Everything runs inside main(), which bash parses completely before running it, so editing
@@ -75,6 +78,21 @@ fi
 [[ -x "$BIN" ]] || die "$BIN does not exist (build failed or SKIP_BUILD=1 without a build)"
 
 # --- ns-3 --------------------------------------------------------------------------------
+# Which ns-3 is timed: the PyPI wheel, or a local build's bindings (NS3_BUILD).
+if [[ -n "${NS3_BUILD:-}" ]]; then
+    bindings="$NS3_BUILD/build/bindings/python"
+    lock="$NS3_BUILD/.lock-ns3_$(uname -s | tr '[:upper:]' '[:lower:]')_build"
+    [[ -f "$bindings/ns/__init__.py" && -f "$lock" ]] \
+        || die "NS3_BUILD=$NS3_BUILD is not a configured and built ns-3 tree with Python bindings (no $bindings/ns/__init__.py or $lock)"
+    export PYTHONPATH="$bindings${PYTHONPATH:+:$PYTHONPATH}"
+    profile="$(sed -n "s/^BUILD_PROFILE = '\(.*\)'.*/\1/p" "$lock")"
+    NS3_LABEL="local build $NS3_BUILD (profile ${profile:-unknown})"
+    "$PYTHON" -c 'import ns, sys; sys.exit(0 if ns.__file__.startswith(sys.argv[1]) else 1)' "$bindings" \
+        || die "'import ns' does not take NS3_BUILD's bindings ($bindings)"
+    "$PYTHON" -c 'from ns import ns' >/dev/null 2>&1 || die "NS3_BUILD's bindings do not import: $PYTHON -c 'from ns import ns'"
+else
+    NS3_LABEL="PyPI wheel ns3 (release profile, logging and asserts compiled in)"
+fi
 if ! "$PYTHON" -c 'from ns import ns' >/dev/null 2>&1; then
     log "ns-3 Python bindings not importable; installing from PyPI: $PYTHON -m pip install ns3"
     "$PYTHON" -m pip --version >/dev/null 2>&1 || die "pip is not available for $PYTHON (try: $PYTHON -m ensurepip)"
@@ -143,7 +161,7 @@ for w in $WORKLOADS; do
 done
 
 # --- report ------------------------------------------------------------------------------
-"$PYTHON" "$ROOT/bench/vs_ns3_report.py" "$OUT" "$GOAL" "$UPTIME_START" "$BUILD"
+"$PYTHON" "$ROOT/bench/vs_ns3_report.py" "$OUT" "$GOAL" "$UPTIME_START" "$BUILD" "$NS3_LABEL"
 }
 
 main "$@"

@@ -47,6 +47,8 @@ def main():
     out, goal, uptime_start = sys.argv[1], float(sys.argv[2]), sys.argv[3]
     # which thinlab build was timed (vs-ns3.sh: "release" or "release+PGO")
     build = sys.argv[4] if len(sys.argv) > 4 else "release"
+    # which ns-3 was timed (vs-ns3.sh: the PyPI wheel, or NS3_BUILD's bindings)
+    ns3_build = sys.argv[5] if len(sys.argv) > 5 else "PyPI wheel"
     recs = [json.loads(line) for line in open(f"{out}/runs.jsonl")]
     cpu = "?"
     try:
@@ -59,9 +61,10 @@ def main():
     result = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "host": {"cpus": os.cpu_count(), "cpu": cpu, "platform": platform.platform()},
               "uptime_start": uptime_start, "uptime_end": uptime(), "goal_ratio": goal,
-              "thinlab_build": build, "workloads": {}}
+              "thinlab_build": build, "ns3_build": ns3_build, "workloads": {}}
     print()
     print(f"thinlab build: {build}")
+    print(f"ns-3 build:    {ns3_build}")
     hdr = (f"{'workload':<12} {'sim':<8} {'N':>2} {'wall s':>9} {'CPU s':>9} "
            f"{'ratio wall':>10} {'ratio CPU':>9} {'vs sim-only':>11}")
     print(hdr)
