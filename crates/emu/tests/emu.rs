@@ -283,9 +283,10 @@ fn thinlab_stack_over_tun_against_a_kernel_receiver() {
         f.receiver.tcp_info.is_some(),
         "the receiver is a kernel socket"
     );
-    // One write waits for the RTO; the others take the one-way delay (+ the client
-    // namespace's forwarding, well under 2 ms).
-    let late: Vec<f64> = lat.iter().copied().filter(|&l| l > 22.0).collect();
+    // One write waits for the RTO (≥ 220 ms); the others take the one-way delay (+ the client
+    // namespace's forwarding, well under 2 ms on an idle machine; a loaded one has delayed an
+    // on-time write past 22 ms, so "late" is the midpoint, 120 ms).
+    let late: Vec<f64> = lat.iter().copied().filter(|&l| l > 120.0).collect();
     assert_eq!(late.len(), 1, "{lat:?}");
     assert!(
         late[0] >= 220.0 && late[0] <= 20.0 + t.rto_ms.max(200.0) + 60.0,

@@ -171,6 +171,13 @@ impl Paths {
         self.paths[flow].routes[dir].len as usize
     }
 
+    /// Whether hop `hop` of `flow`'s route in `dir` is a link that only this flow's packets in
+    /// this direction use (an access link; the bottleneck's two links are shared by all flows).
+    #[inline]
+    pub fn dedicated(&self, flow: usize, dir: usize, hop: usize) -> bool {
+        self.paths[flow].routes[dir].links[hop] >= 2
+    }
+
     /// A `len`-byte frame of `flow` travelling in `dir` enters hop `hop` (0-based) of its
     /// route at `now` (ns).
     pub fn enter(&mut self, now: u64, flow: usize, dir: usize, hop: usize, len: u32) -> Hop {
