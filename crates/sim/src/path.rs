@@ -23,6 +23,10 @@ pub const FORWARD: usize = 0;
 /// Server → client.
 pub const REVERSE: usize = 1;
 
+/// Links `0..SHARED_LINKS` are the bottleneck's two directions, which every flow shares; each
+/// link after them is one flow's access link in one direction.
+const SHARED_LINKS: u32 = 2;
+
 /// The direction endpoint `side` (0 client, 1 server) sends in.
 pub fn sent_by(side: usize) -> usize {
     if side == 0 {
@@ -175,7 +179,7 @@ impl Paths {
     /// this direction use (an access link; the bottleneck's two links are shared by all flows).
     #[inline]
     pub fn dedicated(&self, flow: usize, dir: usize, hop: usize) -> bool {
-        self.paths[flow].routes[dir].links[hop] >= 2
+        self.paths[flow].routes[dir].links[hop] >= SHARED_LINKS
     }
 
     /// A `len`-byte frame of `flow` travelling in `dir` enters hop `hop` (0-based) of its
@@ -183,7 +187,7 @@ impl Paths {
     pub fn enter(&mut self, now: u64, flow: usize, dir: usize, hop: usize, len: u32) -> Hop {
         let link = self.paths[flow].routes[dir].links[hop];
         let mut jitter = 0;
-        let bottleneck = (link as usize) < 2;
+        let bottleneck = link < SHARED_LINKS;
         if bottleneck {
             self.positions[dir] += 1;
             let path = &mut self.paths[flow];
