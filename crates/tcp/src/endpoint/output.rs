@@ -39,7 +39,9 @@ pub fn sws_holds(len: u64, mss: u64, unsent: u64, max_snd_wnd: u64) -> bool {
 impl Endpoint {
     pub(super) fn next_segment(&mut self, now: Instant) -> Option<Segment> {
         if let Some(r) = self.rst_pending.take() {
-            return Some(self.emit(now, *r, SendKind::Rst, 0, 0));
+            let seg = *r;
+            self.emit(now, &seg, SendKind::Rst, 0, 0);
+            return Some(seg);
         }
         match self.state {
             State::Closed | State::Listen => return None,
@@ -70,7 +72,8 @@ impl Endpoint {
             let seq = to_wire(self.iss, self.snd.una_seq()).wrapping_sub(1);
             let seg = self.segment(now, seq, Flags::ACK, Bytes::new());
             let una = self.snd.una;
-            return Some(self.emit(now, seg, SendKind::WindowProbe, una, una));
+            self.emit(now, &seg, SendKind::WindowProbe, una, una);
+            return Some(seg);
         }
         if self.ack_now {
             return Some(self.pure_ack(now));
@@ -82,7 +85,8 @@ impl Endpoint {
         let seq = to_wire(self.iss, self.snd.nxt_seq());
         let seg = self.segment(now, seq, Flags::ACK, Bytes::new());
         let nxt = self.snd.nxt;
-        self.emit(now, seg, SendKind::Ack, nxt, nxt)
+        self.emit(now, &seg, SendKind::Ack, nxt, nxt);
+        seg
     }
 
     fn send_syn(&mut self, now: Instant) -> Option<Segment> {
@@ -112,7 +116,8 @@ impl Endpoint {
         }
         let rto = backed_off(self.rtt.rto(), self.loss.backoff, self.cfg.rto_max);
         self.timers.arm(TimerKind::Rto, now, rto);
-        Some(self.emit(now, seg, SendKind::Handshake, 0, 0))
+        self.emit(now, &seg, SendKind::Handshake, 0, 0);
+        Some(seg)
     }
 
     fn send_retransmission(&mut self, now: Instant) -> Option<Segment> {
@@ -146,7 +151,8 @@ impl Endpoint {
         self.on_data_sent(now);
         let (loss, mut c) = self.loss_ctx(now);
         loss.restart_rto_on_head_retransmit(&mut c, kind, s.start);
-        Some(self.emit(now, seg, kind, s.start, end))
+        self.emit(now, &seg, kind, s.start, end);
+        Some(seg)
     }
 
     /// The pending loss probe (RFC 8985 §7.3), if one is due: new data if the window allows,
@@ -180,7 +186,8 @@ impl Endpoint {
         }
         let seg = self.segment(now, to_wire(self.iss, s.start), flags, s.payload);
         self.on_data_sent(now);
-        Some(self.emit(now, seg, SendKind::Tlp, s.start, s.end))
+        self.emit(now, &seg, SendKind::Tlp, s.start, s.end);
+        Some(seg)
     }
 
     pub(super) fn send_new(&mut self, now: Instant) -> Option<Segment> {
@@ -249,7 +256,8 @@ impl Endpoint {
         if len > 0 {
             self.delack.on_data_sent(now);
         }
-        Some(self.emit(now, seg, kind, start, end))
+        self.emit(now, &seg, kind, start, end);
+        Some(seg)
     }
 
     /// Linux `tcp_cwnd_validate` after a transmission opportunity (`limited`: the flight is at
@@ -341,11 +349,11 @@ impl Endpoint {
     pub(super) fn emit(
         &mut self,
         now: Instant,
-        seg: Segment,
+        seg: &Segment,
         kind: SendKind,
         start: u64,
         end: u64,
-    ) -> Segment {
+    ) {
         let len = seg.payload.len() as u64;
         self.stats.segments_sent += 1;
         if len > 0 {
@@ -366,7 +374,6 @@ impl Endpoint {
             syn: seg.flags.syn(),
             fin: seg.flags.fin(),
         });
-        seg
     }
 }
 
