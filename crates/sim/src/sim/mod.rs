@@ -610,7 +610,7 @@ impl<'a> Sim<'a> {
         let end = Instant::from_nanos(now);
         let stop = self.stop;
         let links = self.net.link_reports();
-        let drops = self.net.drops;
+        let drops = self.net.drops();
         let flows = self
             .flows
             .into_iter()

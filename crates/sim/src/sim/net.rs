@@ -39,7 +39,6 @@ pub struct Net {
     paths: Paths,
     packets: Vec<Packet>,
     free: Vec<u32>,
-    pub drops: DropCounts,
     /// A packet enters a dedicated next link at once ([`Net::enter`]); off only in the test
     /// that compares results with and without it.
     merge_hops: bool,
@@ -51,7 +50,6 @@ impl Net {
             paths: Paths::new(s, seed),
             packets: Vec::with_capacity(1024),
             free: Vec::new(),
-            drops: DropCounts::default(),
             merge_hops: true,
         }
     }
@@ -96,9 +94,7 @@ impl Net {
         let (flow, dir, len) = (p.flow as usize, p.dir as usize, p.len);
         loop {
             let hop = p.hop as usize;
-            let outcome = self.paths.enter(now, flow, dir, hop, len);
-            self.drops = self.paths.drops;
-            match outcome {
+            match self.paths.enter(now, flow, dir, hop, len) {
                 Hop::Arrives { at, .. }
                     if self.merge_hops
                         && hop + 1 < p.hops as usize
@@ -158,6 +154,11 @@ impl Net {
     #[inline]
     pub fn prefetch_path(&self, flow: usize, dir: usize) {
         self.paths.prefetch(flow, dir);
+    }
+
+    /// The run's drops so far, by cause and direction.
+    pub fn drops(&self) -> DropCounts {
+        self.paths.drops
     }
 
     /// (dropped by loss, dropped by queue) for `flow`.
