@@ -221,6 +221,9 @@ pub fn run(args: &RunArgs, doc: toml::Value, sets: &[(String, toml::Value)]) -> 
         if !args.quiet && failure.is_none() {
             print!("{}", crate::table::render(&results, &problems));
         }
+        for line in crate::health::warnings(&results, &problems) {
+            eprintln!("{line}");
+        }
     }
     if let Some(e) = failure {
         let kept = if runs.is_empty() {
@@ -267,7 +270,7 @@ fn outputs(
     let summary_emu = json!({
         "backend": "emu",
         "kernel": rep.kernel,
-        "lateness_us": { "p50": rep.lateness.p50_us, "p99": rep.lateness.p99_us, "max": rep.lateness.max_us, "count": rep.lateness.count },
+        "lateness_us": { "p50": rep.lateness.p50_us, "p99": rep.lateness.p99_us, "max": rep.lateness.max_us, "count": rep.lateness.count, "over_1ms": rep.lateness.over_1ms },
         "sched_fifo": rep.sched_fifo,
         "congestion_control": rep.flows.iter().map(|f| json!({
             "flow": f.name, "sender": f.sender.cc_used, "receiver": f.receiver.cc_used,

@@ -174,6 +174,7 @@ fn emu_run_writes_the_common_results_and_emu_json() {
     assert!((p50 - 10.0).abs() < 1.0, "p50 {p50}");
     assert_eq!(run["emu"]["congestion_control"][0]["sender"], "cubic");
     assert!(run["emu"]["lateness_us"]["p99"].as_f64().is_some());
+    assert!(run["emu"]["lateness_us"]["over_1ms"].as_u64().is_some());
     let sender = std::fs::read_dir(out.join("pcap"))
         .unwrap()
         .next()

@@ -269,6 +269,10 @@ fn thinlab_stack_over_tun_against_a_kernel_receiver() {
         2,
     );
     let lat = app_latencies(&r);
+    println!(
+        "thinlab over TUN, write latencies (ms): {lat:?}; the emulator's lateness: {:?}",
+        r.report.lateness
+    );
     assert_eq!(lat.len(), 3, "{lat:?}");
     assert_eq!(
         r.flows[0].status,
@@ -284,9 +288,10 @@ fn thinlab_stack_over_tun_against_a_kernel_receiver() {
         "the receiver is a kernel socket"
     );
     // One write waits for the RTO (≥ 220 ms); the others take the one-way delay (+ the client
-    // namespace's forwarding, well under 2 ms on an idle machine). "Late" is the midpoint,
-    // 120 ms: with 22 ms the test failed once in a full `cargo test` (latencies not
-    // captured; it passed 14 times alone and in the next full run).
+    // namespace's forwarding). "Late" is the midpoint, 120 ms. Measured (docs/emulation.md,
+    // "A busy machine is reported"): on-time writes take 20.1–20.7 ms on an idle machine and
+    // beside CPU hogs, but up to 51.7 ms beside memory- and disk-heavy processes (the emulator
+    // itself up to 21 ms late). A 22 ms bound failed once in a full `cargo test`, likely so.
     let late: Vec<f64> = lat.iter().copied().filter(|&l| l > 120.0).collect();
     assert_eq!(late.len(), 1, "{lat:?}");
     assert!(
