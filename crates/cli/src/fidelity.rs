@@ -165,6 +165,8 @@ pub struct Report {
     pub kernel_cc: Vec<String>,
     /// Emulator lateness p99 per run (µs).
     pub lateness_p99_us: Vec<f64>,
+    /// The run-health warning when the emulator was late (`crate::health::emulator_late`).
+    pub emulator_late: Option<String>,
 }
 
 impl Report {
@@ -371,6 +373,14 @@ pub fn compare(sim: &Path, kernel: &Path) -> Result<Report> {
             .iter()
             .filter_map(|r| r["lateness"]["p99_us"].as_f64())
             .collect(),
+        emulator_late: crate::health::emulator_late(reports.iter().map(|r| {
+            let l = &r["lateness"];
+            crate::health::EmuLateness {
+                max_us: l["max_us"].as_f64().unwrap_or(0.0),
+                over_1ms: l["over_1ms"].as_u64().unwrap_or(0),
+                count: l["count"].as_u64().unwrap_or(0),
+            }
+        })),
     })
 }
 
@@ -425,6 +435,9 @@ fn write_report(out: &Path, report: &Report) -> Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    if let Some(w) = &report.emulator_late {
+        let _ = writeln!(md, "\n**{w}**");
+    }
     md.push_str(&report.markdown_table());
     for (i, ((config, flow), pts)) in sim.iter().enumerate() {
         let Some(kpts) = kernel.get(&(config.clone(), flow.clone())) else {

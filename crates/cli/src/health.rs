@@ -98,29 +98,44 @@ pub const EMU_LATE_SHARE: f64 = 0.01;
 /// The warnings for stderr: the emulator's lateness if it was late, one line per problem (at
 /// most [`MAX_LISTED`]), then a total.
 pub fn warnings(results: &Results<'_>, problems: &[Problem]) -> Vec<String> {
-    let mut lines: Vec<String> = emulator_late(results.runs.iter().filter_map(|r| r.emu.as_ref()))
-        .into_iter()
-        .collect();
+    let lateness = results.runs.iter().filter_map(|r| r.emu.as_ref()).map(|e| {
+        let l = &e["lateness_us"];
+        EmuLateness {
+            max_us: l["max"].as_f64().unwrap_or(0.0),
+            over_1ms: l["over_1ms"].as_u64().unwrap_or(0),
+            count: l["count"].as_u64().unwrap_or(0),
+        }
+    });
+    let mut lines: Vec<String> = emulator_late(lateness).into_iter().collect();
     lines.extend(flow_warnings(results, problems));
     lines
 }
 
-/// The warning for emulated runs (`summary.json`'s per-run `emu` objects) whose emulator
-/// delivered some packet more than [`EMU_LATE_US`] late, or `None`.
-pub fn emulator_late<'a>(emu: impl Iterator<Item = &'a serde_json::Value>) -> Option<String> {
-    let (mut runs, mut late_runs, mut late_packets, mut worst) = (0usize, 0usize, 0u64, 0f64);
-    for e in emu {
-        runs += 1;
-        let l = &e["lateness_us"];
-        let max = l["max"].as_f64().unwrap_or(0.0);
-        let over = l["over_1ms"].as_u64().unwrap_or(0);
-        let count = l["count"].as_u64().unwrap_or(0);
-        if max > EMU_LATE_US || over as f64 > EMU_LATE_SHARE * count as f64 {
+/// One emulated run's delivery lateness (`summary.json`'s `emu.lateness_us`, `emu.json`'s
+/// `lateness`).
+#[derive(Clone, Copy, Debug)]
+pub struct EmuLateness {
+    pub max_us: f64,
+    /// Deliveries more than 1 ms late.
+    pub over_1ms: u64,
+    /// Deliveries.
+    pub count: u64,
+}
+
+/// The warning for emulated runs whose emulator delivered some packet more than
+/// [`EMU_LATE_US`] late, or more than [`EMU_LATE_SHARE`] of them more than 1 ms late; `None`
+/// when none did.
+pub fn emulator_late(runs: impl Iterator<Item = EmuLateness>) -> Option<String> {
+    let (mut n, mut late_runs, mut late_packets, mut worst) = (0usize, 0usize, 0u64, 0f64);
+    for l in runs {
+        n += 1;
+        if l.max_us > EMU_LATE_US || l.over_1ms as f64 > EMU_LATE_SHARE * l.count as f64 {
             late_runs += 1;
-            late_packets += over;
-            worst = worst.max(max);
+            late_packets += l.over_1ms;
+            worst = worst.max(l.max_us);
         }
     }
+    let runs = n;
     (late_runs > 0).then(|| {
         format!(
             "warning: the emulator delivered packets late in {late_runs} of {runs} runs \
@@ -177,15 +192,21 @@ fn flow_warnings(results: &Results<'_>, problems: &[Problem]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    fn emu(max_us: f64, over_1ms: u64) -> serde_json::Value {
-        json!({ "lateness_us": { "p50": 0.5, "p99": 10.0, "max": max_us, "count": 1000, "over_1ms": over_1ms } })
+    fn emu(max_us: f64, over_1ms: u64) -> EmuLateness {
+        EmuLateness {
+            max_us,
+            over_1ms,
+            count: 1000,
+        }
     }
 
     #[test]
     fn a_punctual_emulator_gives_no_warning() {
-        assert_eq!(emulator_late([emu(2.0, 0), emu(4_999.0, 10)].iter()), None);
+        assert_eq!(
+            emulator_late([emu(2.0, 0), emu(4_999.0, 10)].into_iter()),
+            None
+        );
         assert_eq!(emulator_late(std::iter::empty()), None);
     }
 
@@ -197,7 +218,7 @@ mod tests {
             emu(6_500.0, 1),
             emu(1_500.0, 1),
         ];
-        let w = emulator_late(runs.iter()).expect("a warning");
+        let w = emulator_late(runs.into_iter()).expect("a warning");
         assert!(w.contains("late in 2 of 4 runs"), "{w}");
         assert!(w.contains("5 deliveries more than 1 ms late"), "{w}");
         assert!(w.contains("by 21.4 ms"), "{w}");
@@ -205,7 +226,7 @@ mod tests {
 
     #[test]
     fn many_deliveries_a_little_late_are_named_too() {
-        let w = emulator_late([emu(3_400.0, 722), emu(3.0, 0)].iter()).expect("a warning");
+        let w = emulator_late([emu(3_400.0, 722), emu(3.0, 0)].into_iter()).expect("a warning");
         assert!(w.contains("late in 1 of 2 runs"), "{w}");
         assert!(w.contains("722 deliveries"), "{w}");
     }

@@ -90,4 +90,30 @@ fn a_lossless_stream_matches_the_kernel_and_the_report_says_so() {
     let j2: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("fidelity.json")).unwrap()).unwrap();
     assert_eq!(j["blocks"], j2["blocks"]);
+    // an idle machine: no lateness warning; an emulator 30 ms late in one run: the report says so
+    let md = std::fs::read_to_string(out.join("fidelity.md")).unwrap();
+    assert!(!md.contains("the emulator delivered packets late"), "{md}");
+    let emu_path = out.join("kernel/emu.json");
+    let mut emu: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&emu_path).unwrap()).unwrap();
+    emu["runs"][0]["report"]["lateness"]["max_us"] = 30_000.0.into();
+    emu["runs"][0]["report"]["lateness"]["over_1ms"] = 3.into();
+    std::fs::write(&emu_path, emu.to_string()).unwrap();
+    let late = Command::new(env!("CARGO_BIN_EXE_thinlab"))
+        .args([
+            "fidelity",
+            scenario.to_str().unwrap(),
+            "--quiet",
+            "--compare-only",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(late.status.success());
+    let md = std::fs::read_to_string(out.join("fidelity.md")).unwrap();
+    assert!(
+        md.contains("the emulator delivered packets late in 1 of 2 runs (the worst by 30.0 ms"),
+        "{md}"
+    );
 }
