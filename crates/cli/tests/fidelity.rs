@@ -75,18 +75,21 @@ fn a_lossless_stream_matches_the_kernel_and_the_report_says_so() {
         "the per-socket congestion control was read back"
     );
     // comparing again without running gives the same report
-    let again = Command::new(env!("CARGO_BIN_EXE_thinlab"))
-        .args([
-            "fidelity",
-            scenario.to_str().unwrap(),
-            "--quiet",
-            "--compare-only",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(again.status.success());
+    let compare_only = || {
+        let o = Command::new(env!("CARGO_BIN_EXE_thinlab"))
+            .args([
+                "fidelity",
+                scenario.to_str().unwrap(),
+                "--quiet",
+                "--compare-only",
+                "--out",
+            ])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    compare_only();
     let j2: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("fidelity.json")).unwrap()).unwrap();
     assert_eq!(j["blocks"], j2["blocks"]);
@@ -99,18 +102,7 @@ fn a_lossless_stream_matches_the_kernel_and_the_report_says_so() {
     emu["runs"][0]["report"]["lateness"]["max_us"] = 30_000.0.into();
     emu["runs"][0]["report"]["lateness"]["over_1ms"] = 3.into();
     std::fs::write(&emu_path, emu.to_string()).unwrap();
-    let late = Command::new(env!("CARGO_BIN_EXE_thinlab"))
-        .args([
-            "fidelity",
-            scenario.to_str().unwrap(),
-            "--quiet",
-            "--compare-only",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(late.status.success());
+    compare_only();
     let md = std::fs::read_to_string(out.join("fidelity.md")).unwrap();
     assert!(
         md.contains("the emulator delivered packets late in 1 of 2 runs (the worst by 30.0 ms"),
