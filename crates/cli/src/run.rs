@@ -178,6 +178,10 @@ pub fn write_folder(
     started: std::time::Instant,
 ) -> Result<Vec<crate::health::Problem>> {
     let problems = crate::health::problems(results);
+    // Before the two threads below: `report.html` may be written before the result files'
+    // thread has created the folder (a sweep of 200 small runs failed so, once, in CI).
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("creating the output directory {}", out.display()))?;
     // A thread pays off only for large results (docs/performance.md).
     let flows: usize = results.runs.iter().map(|r| r.flows.len()).sum();
     let threads = if flows >= 16 { threads } else { 1 };
