@@ -373,14 +373,13 @@ pub fn compare(sim: &Path, kernel: &Path) -> Result<Report> {
             .iter()
             .filter_map(|r| r["lateness"]["p99_us"].as_f64())
             .collect(),
-        emulator_late: crate::health::emulator_late(reports.iter().map(|r| {
-            let l = &r["lateness"];
-            crate::health::EmuLateness {
-                max_us: l["max_us"].as_f64().unwrap_or(0.0),
-                over_1ms: l["over_1ms"].as_u64().unwrap_or(0),
-                count: l["count"].as_u64().unwrap_or(0),
-            }
-        })),
+        emulator_late: crate::health::emulator_late_in(
+            read_json(&kernel.join("summary.json"))?["runs"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| &r["emu"]),
+        ),
     })
 }
 

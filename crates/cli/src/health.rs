@@ -86,11 +86,11 @@ pub fn problems(results: &Results<'_>) -> Vec<Problem> {
 
 /// An emulated run whose emulator delivered a packet later than this (µs) after the time the
 /// path model gave it, or more than [`EMU_LATE_SHARE`] of its packets more than 1 ms late, has
-/// the machine's delay in its latencies. On an idle machine the worst delivery of a run is
-/// within 0.1 ms at a thin stream's rate and about 1.5 ms at 10 000 packets/s, and at most 0.12 %
-/// of the deliveries are more than 1 ms late; a busy one (memory and disk hogs beside the run)
-/// has reached 32 ms, and 60 % of a run's deliveries more than 1 ms late (docs/emulation.md,
-/// "A busy machine is reported").
+/// the machine's delay in its latencies. Measured (docs/emulation.md, "Timing accuracy" and "A
+/// busy machine is reported"): on an idle machine a run's worst delivery was at most 0.7 ms late
+/// and none more than 1 ms; beside compilations (load average 1.6–1.9) at most 1.55 ms and
+/// 0.01–0.03 % of the deliveries; at load 5.3–5.6, 3.9–6.5 ms and 0.06–0.12 %; beside memory
+/// and disk hogs up to 32 ms, and 60 % of one run's deliveries more than 1 ms late.
 pub const EMU_LATE_US: f64 = 5000.0;
 /// See [`EMU_LATE_US`].
 pub const EMU_LATE_SHARE: f64 = 0.01;
@@ -98,17 +98,23 @@ pub const EMU_LATE_SHARE: f64 = 0.01;
 /// The warnings for stderr: the emulator's lateness if it was late, one line per problem (at
 /// most [`MAX_LISTED`]), then a total.
 pub fn warnings(results: &Results<'_>, problems: &[Problem]) -> Vec<String> {
-    let lateness = results.runs.iter().filter_map(|r| r.emu.as_ref()).map(|e| {
+    let emu = results.runs.iter().filter_map(|r| r.emu.as_ref());
+    let mut lines: Vec<String> = emulator_late_in(emu).into_iter().collect();
+    lines.extend(flow_warnings(results, problems));
+    lines
+}
+
+/// [`emulator_late`] of emulated runs' `emu` objects (`summary.json`'s, and
+/// [`crate::runner::RunOutput::emu`]).
+pub fn emulator_late_in<'a>(emu: impl Iterator<Item = &'a serde_json::Value>) -> Option<String> {
+    emulator_late(emu.map(|e| {
         let l = &e["lateness_us"];
         EmuLateness {
             max_us: l["max"].as_f64().unwrap_or(0.0),
             over_1ms: l["over_1ms"].as_u64().unwrap_or(0),
             count: l["count"].as_u64().unwrap_or(0),
         }
-    });
-    let mut lines: Vec<String> = emulator_late(lateness).into_iter().collect();
-    lines.extend(flow_warnings(results, problems));
-    lines
+    }))
 }
 
 /// One emulated run's delivery lateness (`summary.json`'s `emu.lateness_us`, `emu.json`'s
@@ -125,17 +131,16 @@ pub struct EmuLateness {
 /// The warning for emulated runs whose emulator delivered some packet more than
 /// [`EMU_LATE_US`] late, or more than [`EMU_LATE_SHARE`] of them more than 1 ms late; `None`
 /// when none did.
-pub fn emulator_late(runs: impl Iterator<Item = EmuLateness>) -> Option<String> {
-    let (mut n, mut late_runs, mut late_packets, mut worst) = (0usize, 0usize, 0u64, 0f64);
-    for l in runs {
-        n += 1;
+pub fn emulator_late(lateness: impl Iterator<Item = EmuLateness>) -> Option<String> {
+    let (mut runs, mut late_runs, mut late_packets, mut worst) = (0usize, 0usize, 0u64, 0f64);
+    for l in lateness {
+        runs += 1;
         if l.max_us > EMU_LATE_US || l.over_1ms as f64 > EMU_LATE_SHARE * l.count as f64 {
             late_runs += 1;
             late_packets += l.over_1ms;
             worst = worst.max(l.max_us);
         }
     }
-    let runs = n;
     (late_runs > 0).then(|| {
         format!(
             "warning: the emulator delivered packets late in {late_runs} of {runs} runs \
