@@ -12,8 +12,9 @@
 //!   writable as Linux defines it (free space ≥ half the queued bytes, i.e. ≥ a third of the
 //!   buffer), and every chunk the endpoint accepts is one record.
 //! - Timers are re-armed lazily: an endpoint's timer event is pushed only when its deadline is
-//!   earlier than the one already queued; a later deadline is picked up when that event fires.
-//!   Stale events are recognised by a generation number.
+//!   earlier than the one already queued; a later deadline is picked up when that event fires,
+//!   which then only re-arms it (the endpoint had no input since it was last serviced). Stale
+//!   events are recognised by a generation number.
 //! - The run ends when every flow is done (its source stopped, nothing pending, all written
 //!   bytes acknowledged, and for finite sources the FIN acknowledged — or the connection
 //!   died), or at the drain bound [`drain_bound`] after `duration`.
@@ -469,7 +470,16 @@ impl<'a> Sim<'a> {
                 ep.handle_timeout(Instant::from_nanos(now));
                 self.service(now, f, side);
             }
-            _ => self.service(now, f, side),
+            // Queued for a deadline that has since moved later or gone (an ACK re-armed or
+            // stopped the timer): the endpoint had no input since it was last serviced, so
+            // it has nothing to send and no event to record; only its timer is re-armed.
+            later => {
+                let later = later.map(Instant::as_nanos);
+                if let Some(w) = fl.trace.as_deref_mut().and_then(|t| t.worst.as_mut()) {
+                    update_worst_window(w, &fl.recorder, now);
+                }
+                arm_timer(&mut fl.timers[side], later, now, ep_id, &mut self.q);
+            }
         }
     }
 
@@ -576,29 +586,10 @@ impl<'a> Sim<'a> {
             }
         });
         if let Some(w) = trace.as_deref_mut().and_then(|t| t.worst.as_mut()) {
-            let rec = recorder.records();
-            let worst = rec.series.as_ref().and_then(|s| s.worst());
-            w.update(
-                now,
-                worst,
-                rec.writes.first().map(|w| w.write_time.as_nanos()),
-            );
+            update_worst_window(w, recorder, now);
         }
-        let slot = &mut timers[side];
-        if let Some(d) = ep.poll_timeout() {
-            let d = d.as_nanos().max(now);
-            if !matches!(slot.scheduled, Some(s) if s <= d) {
-                slot.generation = slot.generation.wrapping_add(1);
-                slot.scheduled = Some(d);
-                q.push(
-                    d,
-                    EventKind::Timer {
-                        endpoint: (2 * f + side) as u32,
-                        generation: slot.generation,
-                    },
-                );
-            }
-        }
+        let deadline = ep.poll_timeout().map(Instant::as_nanos);
+        arm_timer(&mut timers[side], deadline, now, 2 * f + side, q);
         if !fl.done && flow_done(fl) {
             fl.done = true;
             fl.done_at = Some(now);
@@ -670,6 +661,46 @@ impl<'a> Sim<'a> {
             links,
         }
     }
+}
+
+/// Queue endpoint `ep_id`'s timer event for `deadline` (ns; `None`: no timer) unless an event
+/// at or before it is already queued: a later deadline is picked up when that event fires.
+#[inline(always)]
+fn arm_timer(
+    slot: &mut TimerSlot,
+    deadline: Option<u64>,
+    now: u64,
+    ep_id: usize,
+    q: &mut EventQueue,
+) {
+    if let Some(d) = deadline {
+        let d = d.max(now);
+        if !matches!(slot.scheduled, Some(s) if s <= d) {
+            slot.generation = slot.generation.wrapping_add(1);
+            slot.scheduled = Some(d);
+            q.push(
+                d,
+                EventKind::Timer {
+                    endpoint: ep_id as u32,
+                    generation: slot.generation,
+                },
+            );
+        }
+    }
+}
+
+/// After the recorder took its events at `now`: tell the worst-window trace the series' worst
+/// write so far and the oldest write the series has not taken yet.
+#[cold]
+#[inline(never)]
+fn update_worst_window(w: &mut WorstWindowTrace, recorder: &FlowRecorder, now: u64) {
+    let rec = recorder.records();
+    let worst = rec.series.as_ref().and_then(|s| s.worst());
+    w.update(
+        now,
+        worst,
+        rec.writes.first().map(|w| w.write_time.as_nanos()),
+    );
 }
 
 /// The application issues a write of `bytes`: one record covering all of it, queued as pending.

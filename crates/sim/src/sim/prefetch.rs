@@ -13,6 +13,7 @@ use super::net::{arrives_at, sent_by};
 use super::Sim;
 use crate::event::EventKind;
 use thinlab_tcp::prefetch::prefetch;
+use thinlab_tcp::Endpoint;
 
 /// A flow's state, roughly (the scaling benchmark measures 20–25 KB per thin stream).
 const BYTES_PER_FLOW: u64 = 24 * 1024;
@@ -82,6 +83,10 @@ struct Target {
     dir: usize,
     /// It is the source's own (a write).
     writes: bool,
+    /// It is a timer event: nearly all of them find their deadline moved later and only
+    /// re-arm it, reading the timer's slot and the endpoint's deadlines (at 10 000 thin
+    /// streams, 725 664 of 736 388 timer events), so only those are fetched.
+    timer: bool,
 }
 
 impl Sim<'_> {
@@ -96,6 +101,7 @@ impl Sim<'_> {
             if let Some(Target {
                 flow,
                 side: Some(side),
+                timer: false,
                 ..
             }) = self.target(ev.kind)
             {
@@ -121,6 +127,12 @@ impl Sim<'_> {
     fn prefetch_state(&self, kind: EventKind) {
         if let Some(t) = self.target(kind) {
             let fl = &self.flows[t.flow];
+            if let (true, Some(side)) = (t.timer, t.side) {
+                prefetch(&fl.trace);
+                prefetch(&fl.timers[side]);
+                Endpoint::prefetch_timers_in(&fl.eps[side]);
+                return;
+            }
             self.net.prefetch_path(t.flow, t.dir);
             prefetch(&fl.sender);
             prefetch(&fl.source_started);
@@ -145,6 +157,7 @@ impl Sim<'_> {
                         side: None,
                         dir,
                         writes: false,
+                        timer: false,
                     });
                 }
                 (flow, arrives_at(dir))
@@ -158,6 +171,7 @@ impl Sim<'_> {
             side: Some(side),
             dir: sent_by(side),
             writes: matches!(kind, EventKind::AppTick { .. }),
+            timer: matches!(kind, EventKind::Timer { .. }),
         })
     }
 }

@@ -327,6 +327,23 @@ impl Endpoint {
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.timers.next()
     }
+    /// Prefetches what asking `slot`'s endpoint for [`Endpoint::poll_timeout`] reads (whether
+    /// there is one, and its timers' deadlines), for a caller that will ask whether a queued
+    /// timer event is still due ([`crate::prefetch`]). It reads nothing itself: the lines are
+    /// found by their offsets, so a slot not yet in the caches does not stall the caller.
+    #[inline]
+    pub fn prefetch_timers_in(slot: &Option<Endpoint>) {
+        // `Option<Endpoint>` keeps its tag in a niche of the endpoint (asserted below), so an
+        // endpoint in the slot starts at the slot's address.
+        const _: () =
+            assert!(std::mem::size_of::<Option<Endpoint>>() == std::mem::size_of::<Endpoint>());
+        let at = (slot as *const Option<Endpoint>).cast::<u8>();
+        crate::prefetch::prefetch_bytes(at, 1);
+        crate::prefetch::prefetch_bytes(
+            at.wrapping_add(std::mem::offset_of!(Endpoint, timers)),
+            std::mem::size_of::<Timers>(),
+        );
+    }
     /// Prefetches the heap storage the next segment or timer will touch (its queues' fronts and
     /// the trace-event buffer), for callers that run many endpoints ([`crate::prefetch`]).
     #[inline]
