@@ -27,6 +27,17 @@ struct Packet {
     len: u32,
 }
 
+/// What the prefetch needs to know of a packet in flight ([`Net::peek_packet`]).
+pub struct PacketPeek {
+    pub flow: usize,
+    pub dir: usize,
+    /// Its current link is the last of its route: its arrival runs an endpoint.
+    pub last_hop: bool,
+    /// It carries data, SYN or FIN, which the receiving endpoint answers; a pure ACK is
+    /// answered by a send only when written data waits.
+    pub occupies_sequence: bool,
+}
+
 /// A packet that reached its destination endpoint.
 pub struct Delivery {
     pub flow: u32,
@@ -136,9 +147,14 @@ impl Net {
 
     /// The flow and direction of packet `idx`, and whether its current link is its last.
     #[inline]
-    pub fn peek_packet(&self, idx: u32) -> Option<(usize, usize, bool)> {
+    pub fn peek_packet(&self, idx: u32) -> Option<PacketPeek> {
         let p = self.packets.get(idx as usize)?;
-        Some((p.flow as usize, p.dir as usize, p.hop + 1 >= p.hops))
+        Some(PacketPeek {
+            flow: p.flow as usize,
+            dir: p.dir as usize,
+            last_hop: p.hop + 1 >= p.hops,
+            occupies_sequence: p.seg.seq_len() > 0,
+        })
     }
 
     /// Prefetches packet `idx`.

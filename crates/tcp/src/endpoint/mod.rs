@@ -381,6 +381,11 @@ impl Endpoint {
     pub fn peer_closed(&self) -> bool {
         self.fin_rcvd && self.rcv.readable_len() == 0
     }
+    /// Whether written bytes wait to be sent for the first time (an ACK that opens the window
+    /// sends them).
+    pub fn has_unsent(&self) -> bool {
+        self.snd.unsent_len() > 0
+    }
     /// Bytes written and not yet acknowledged, plus unsent.
     pub fn bytes_unacked(&self) -> u64 {
         self.snd.unacked_len()
