@@ -221,6 +221,14 @@ impl FlowRecorder {
         thinlab_tcp::prefetch::prefetch(&self.rec.retired.end);
     }
 
+    /// Prefetches what an acknowledgement updates: the cursors and the held writes' vector
+    /// (not the series and histograms of [`FlowRecorder::prefetch_hot`]).
+    #[inline]
+    pub fn prefetch_cursors(&self) {
+        thinlab_tcp::prefetch::prefetch(&self.next_acked);
+        thinlab_tcp::prefetch::prefetch(&self.rec.writes);
+    }
+
     /// Prefetches the held writes an event will look at (the cursors'), for callers that run
     /// many flows (`thinlab_tcp::prefetch`).
     #[inline]

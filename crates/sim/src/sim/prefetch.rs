@@ -87,11 +87,11 @@ struct Target {
     /// re-arm it, reading the timer's slot and the endpoint's deadlines (at 10 000 thin
     /// streams, 725 664 of 736 388 timer events), so only those are fetched.
     timer: bool,
-    /// It will send, so its path is fetched with its inline state. A pure ACK sends only when
-    /// written data waits (then the path is fetched a stage later, when the endpoint can
-    /// tell): a thin stream's ACKs send nothing, and its path is 8–9 of the lines an event
-    /// would otherwise fetch.
-    path: bool,
+    /// It delivers a pure ACK. That sends only when written data waits, so its path is fetched
+    /// a stage later, when the endpoint can tell (a thin stream's ACKs send nothing; the path
+    /// is 8–9 of the lines an event would otherwise fetch); and of the recorder it updates
+    /// only the cursors and the held writes.
+    pure_ack: bool,
 }
 
 impl Sim<'_> {
@@ -108,14 +108,14 @@ impl Sim<'_> {
                 side: Some(side),
                 timer: false,
                 dir,
-                path,
+                pure_ack,
                 ..
             }) = self.target(ev.kind)
             {
                 let fl = &self.flows[flow];
                 if let Some(ep) = &fl.eps[side] {
                     ep.prefetch_buffers();
-                    if !path && ep.has_unsent() {
+                    if pure_ack && ep.has_unsent() {
                         self.net.prefetch_path(flow, dir);
                     }
                 }
@@ -143,7 +143,7 @@ impl Sim<'_> {
                 Endpoint::prefetch_timers_in(&fl.eps[side]);
                 return;
             }
-            if t.path {
+            if !t.pure_ack {
                 self.net.prefetch_path(t.flow, t.dir);
             }
             prefetch(&fl.sender);
@@ -151,7 +151,11 @@ impl Sim<'_> {
             fl.source.prefetch(t.writes);
             if let Some(side) = t.side {
                 prefetch(&fl.eps[side]);
-                fl.recorder.prefetch_hot();
+                if t.pure_ack {
+                    fl.recorder.prefetch_cursors();
+                } else {
+                    fl.recorder.prefetch_hot();
+                }
                 prefetch(&fl.timers[side]);
             }
         }
@@ -160,7 +164,7 @@ impl Sim<'_> {
     /// The flow an event concerns, the endpoint it runs and the direction it sends in.
     #[inline]
     fn target(&self, kind: EventKind) -> Option<Target> {
-        let mut path = true;
+        let mut pure_ack = false;
         let (flow, side) = match kind {
             EventKind::Arrive { packet } => {
                 let PacketPeek {
@@ -176,10 +180,10 @@ impl Sim<'_> {
                         dir,
                         writes: false,
                         timer: false,
-                        path: true,
+                        pure_ack: false,
                     });
                 }
-                path = occupies_sequence;
+                pure_ack = !occupies_sequence;
                 (flow, arrives_at(dir))
             }
             EventKind::Timer { endpoint, .. } => (endpoint as usize / 2, endpoint as usize % 2),
@@ -192,7 +196,7 @@ impl Sim<'_> {
             dir: sent_by(side),
             writes: matches!(kind, EventKind::AppTick { .. }),
             timer: matches!(kind, EventKind::Timer { .. }),
-            path,
+            pure_ack,
         })
     }
 }
