@@ -454,25 +454,16 @@ impl<'a> Sim<'a> {
                 }
                 if slot.spin_count > SPIN_LIMIT {
                     // The endpoint does not move its deadline: do not hang the run.
-                    let at = now + 1_000_000;
-                    slot.generation = slot.generation.wrapping_add(1);
-                    slot.scheduled = Some(at);
-                    let generation = slot.generation;
-                    self.q.push(
-                        at,
-                        EventKind::Timer {
-                            endpoint: ep_id as u32,
-                            generation,
-                        },
-                    );
+                    arm_timer(slot, Some(now + 1_000_000), now, ep_id, &mut self.q);
                     return;
                 }
                 ep.handle_timeout(Instant::from_nanos(now));
                 self.service(now, f, side);
             }
-            // Queued for a deadline that has since moved later or gone (an ACK re-armed or
-            // stopped the timer): the endpoint had no input since it was last serviced, so
-            // it has nothing to send and no event to record; only its timer is re-armed.
+            // Queued for a deadline that has since moved later or gone (an ACK or a send
+            // re-armed or stopped the timer): the endpoint had no input since it was last
+            // serviced, so it has nothing to send and no event to record; only its timer is
+            // re-armed.
             later => {
                 let later = later.map(Instant::as_nanos);
                 if let Some(w) = fl.trace.as_deref_mut().and_then(|t| t.worst.as_mut()) {

@@ -33,8 +33,9 @@ pub struct PacketPeek {
     pub dir: usize,
     /// Its current link is the last of its route: its arrival runs an endpoint.
     pub last_hop: bool,
-    /// It carries data, SYN or FIN, which the receiving endpoint answers; a pure ACK is
-    /// answered by a send only when written data waits.
+    /// It carries data, SYN or FIN, which the receiving endpoint answers. A pure ACK mostly
+    /// sends nothing on a thin stream (it may still release written data, a retransmission or
+    /// a FIN).
     pub occupies_sequence: bool,
 }
 
@@ -145,7 +146,8 @@ impl Net {
         }
     }
 
-    /// The flow and direction of packet `idx`, and whether its current link is its last.
+    /// The flow and direction of packet `idx`, whether its current link is its last, and
+    /// whether it occupies sequence space.
     #[inline]
     pub fn peek_packet(&self, idx: u32) -> Option<PacketPeek> {
         let p = self.packets.get(idx as usize)?;

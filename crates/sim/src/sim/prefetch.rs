@@ -87,10 +87,11 @@ struct Target {
     /// re-arm it, reading the timer's slot and the endpoint's deadlines (at 10 000 thin
     /// streams, 725 664 of 736 388 timer events), so only those are fetched.
     timer: bool,
-    /// It delivers a pure ACK. That sends only when written data waits, so its path is fetched
-    /// a stage later, when the endpoint can tell (a thin stream's ACKs send nothing; the path
-    /// is 8–9 of the lines an event would otherwise fetch); and of the recorder it updates
-    /// only the cursors and the held writes.
+    /// It delivers a pure ACK. On a thin stream that sends nothing, so its path (8–9 of the
+    /// lines an event would otherwise fetch) is fetched only when written data waits, a stage
+    /// later, when the endpoint can tell; of the recorder it updates only the cursors and the
+    /// held writes. An ACK that releases a retransmission, a probe's answer or a FIN finds the
+    /// path not fetched: time only, never a result.
     pure_ack: bool,
 }
 

@@ -334,14 +334,16 @@ impl Endpoint {
     #[inline]
     pub fn prefetch_timers_in(slot: &Option<Endpoint>) {
         // `Option<Endpoint>` keeps its tag in a niche of the endpoint (asserted below), so an
-        // endpoint in the slot starts at the slot's address.
+        // endpoint in the slot starts at the slot's address. The compiler picks the niche
+        // (rustc 1.95: `syn_sent_at`'s tag, bytes 104–111), so every line from the start to
+        // the end of the deadlines is fetched: the fields before `timers` are the endpoint's
+        // scalars, and the niche lies among them.
         const _: () =
             assert!(std::mem::size_of::<Option<Endpoint>>() == std::mem::size_of::<Endpoint>());
         let at = (slot as *const Option<Endpoint>).cast::<u8>();
-        crate::prefetch::prefetch_bytes(at, 1);
         crate::prefetch::prefetch_bytes(
-            at.wrapping_add(std::mem::offset_of!(Endpoint, timers)),
-            std::mem::size_of::<Timers>(),
+            at,
+            std::mem::offset_of!(Endpoint, timers) + std::mem::size_of::<Timers>(),
         );
     }
     /// Prefetches the heap storage the next segment or timer will touch (its queues' fronts and
