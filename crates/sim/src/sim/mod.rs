@@ -19,6 +19,8 @@
 //!   bytes acknowledged, and for finite sources the FIN acknowledged — or the connection
 //!   died), or at the drain bound [`drain_bound`] after `duration`.
 
+#[cfg(test)]
+mod early_timer_tests;
 mod flow_end;
 mod net;
 mod prefetch;
@@ -261,6 +263,10 @@ struct Sim<'a> {
     prefetch: bool,
     /// Each flow's TCP configuration, one allocation for consecutive flows with equal ones.
     configs: Vec<Arc<TcpConfig>>,
+    /// Tests: service the endpoint in full on a timer event whose deadline moved later, as
+    /// before such events only re-armed the timer.
+    #[cfg(test)]
+    service_early_timers: bool,
 }
 
 impl<'a> Sim<'a> {
@@ -317,6 +323,8 @@ impl<'a> Sim<'a> {
             stop_after: None,
             prefetch: prefetch::worth_it(s.flows.len()),
             configs: shared_configs(s),
+            #[cfg(test)]
+            service_early_timers: false,
         }
     }
 
@@ -465,6 +473,13 @@ impl<'a> Sim<'a> {
             // serviced, so it has nothing to send and no event to record; only its timer is
             // re-armed.
             later => {
+                #[cfg(test)]
+                {
+                    early_timer_tests::EARLY.with(|n| n.set(n.get() + 1));
+                    if self.service_early_timers {
+                        return self.service(now, f, side);
+                    }
+                }
                 let later = later.map(Instant::as_nanos);
                 if let Some(w) = fl.trace.as_deref_mut().and_then(|t| t.worst.as_mut()) {
                     update_worst_window(w, &fl.recorder, now);
