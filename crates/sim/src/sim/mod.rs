@@ -20,6 +20,8 @@
 //!   died), or at the drain bound [`drain_bound`] after `duration`.
 
 #[cfg(test)]
+mod calendar_tests;
+#[cfg(test)]
 mod early_timer_tests;
 mod flow_end;
 mod net;
@@ -269,10 +271,49 @@ struct Sim<'a> {
     service_early_timers: bool,
 }
 
+/// Flows from which the event queue keeps far events in a calendar (`EventQueue::with_calendar`)
+/// when their state exceeds the last-level cache. Measured with thin streams: the heap's
+/// sift-down through its lower levels was 18 % of the time at 10 000 flows, where the calendar
+/// gains 10–15 %; it breaks even at 5 000 and costs 4–8 % at 300–3 000 (docs/performance.md,
+/// "An event calendar for many flows").
+const CALENDAR_FROM_FLOWS: usize = 4096;
+
+/// Buckets of 2^18 ns (262 µs: a few dozen events of 10 000 thin streams) in a ring of 2^11
+/// (537 ms, beyond a thin stream's retransmission timeout).
+const CALENDAR_SHIFT: u32 = 18;
+const CALENDAR_BITS: u32 = 11;
+
+/// Whether the event queue takes a calendar: many flows whose state is prefetched.
+/// `THINLAB_CALENDAR=on` or `off` overrides (for measuring).
+fn calendar_worth_it(flows: usize, prefetch: bool) -> bool {
+    match std::env::var("THINLAB_CALENDAR").as_deref() {
+        Ok("on") => true,
+        Ok("off") => false,
+        _ => prefetch && flows >= CALENDAR_FROM_FLOWS,
+    }
+}
+
 impl<'a> Sim<'a> {
     fn new(s: &'a Scenario, seed: u64) -> Sim<'a> {
+        let prefetch = prefetch::worth_it(s.flows.len());
+        let calendar =
+            calendar_worth_it(s.flows.len(), prefetch).then_some((CALENDAR_SHIFT, CALENDAR_BITS));
+        Self::with_queue(s, seed, prefetch, calendar)
+    }
+
+    /// [`new`](Self::new) with the choice of prefetch and of the event calendar's
+    /// `(shift, bits)` made.
+    fn with_queue(
+        s: &'a Scenario,
+        seed: u64,
+        prefetch: bool,
+        calendar: Option<(u32, u32)>,
+    ) -> Sim<'a> {
         let stop = s.duration.as_nanos() as u64;
         let mut q = EventQueue::with_capacity(1024);
+        if let Some((shift, bits)) = calendar {
+            q = q.with_calendar(shift, bits);
+        }
         let flows = s
             .flows
             .iter()
@@ -321,7 +362,7 @@ impl<'a> Sim<'a> {
             stop,
             capture: None,
             stop_after: None,
-            prefetch: prefetch::worth_it(s.flows.len()),
+            prefetch,
             configs: shared_configs(s),
             #[cfg(test)]
             service_early_timers: false,

@@ -9,6 +9,9 @@
 
 use std::cmp::Ordering;
 
+mod calendar;
+use calendar::Calendar;
+
 /// What happens. Indices point into the simulator's tables; nothing is boxed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventKind {
@@ -62,6 +65,10 @@ pub struct EventQueue {
     lanes: Vec<std::collections::VecDeque<Event>>,
     /// Events waiting in lanes behind their lane's first.
     behind: usize,
+    /// Many flows: the events due beyond the heap's horizon (`None`: all are in the heap).
+    calendar: Option<Box<Calendar>>,
+    /// An empty vector that a bucket's events move through on their way into the heap.
+    spare: Vec<Event>,
 }
 
 /// Heap sizes above which a sift-down picks the lesser child without a branch. In a small heap
@@ -85,7 +92,21 @@ impl EventQueue {
             counter: 0,
             lanes: Vec::new(),
             behind: 0,
+            calendar: None,
+            spare: Vec::new(),
         }
+    }
+
+    /// Keeps the events due beyond the next few `1 << shift` ns out of the heap, in a ring of
+    /// `1 << bits` buckets (module `calendar`), so that the heap stays small. For many flows;
+    /// the order of events is the same. Call before the first push.
+    pub fn with_calendar(mut self, shift: u32, bits: u32) -> Self {
+        assert!(
+            self.heap.is_empty(),
+            "a calendar is set up before the first event"
+        );
+        self.calendar = Some(Box::new(Calendar::new(shift, bits)));
+        self
     }
 
     /// Schedules `kind` at `time` (ns).
@@ -126,11 +147,48 @@ impl EventQueue {
         }
     }
 
-    /// Puts `ev` in the heap.
+    /// Puts `ev` in the heap, or in the calendar when it is due beyond the heap's horizon.
     #[inline]
     fn insert(&mut self, ev: Event) {
+        if let Some(c) = &mut self.calendar {
+            if ev.time >= c.horizon() {
+                c.put(ev);
+                return;
+            }
+        }
+        self.heap_insert(ev);
+    }
+
+    /// Moves the calendar's next bucket into the (empty) heap, if the calendar has one. Only an
+    /// empty heap takes a bucket: the horizon then moves no further than the next event's
+    /// bucket, so a lone event far ahead (a source's stop) cannot draw the heap's horizon
+    /// past the events that will be scheduled before it.
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self) {
+        debug_assert!(self.heap.is_empty());
+        let Some(c) = &mut self.calendar else {
+            return;
+        };
+        if c.len() > 0 {
+            c.take_next(&mut self.spare);
+            for ev in self.spare.drain(..) {
+                heap_insert(&mut self.heap, ev);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn heap_insert(&mut self, ev: Event) {
+        heap_insert(&mut self.heap, ev);
+    }
+}
+
+/// Puts `ev` in the binary min-heap `h` (a sift-up from its end).
+#[inline(always)]
+fn heap_insert(h: &mut Vec<Event>, ev: Event) {
+    {
         let k = key(&ev);
-        let h = &mut self.heap;
         let mut pos = h.len();
         h.push(ev);
         while pos > 0 {
@@ -143,26 +201,43 @@ impl EventQueue {
         }
         h[pos] = ev;
     }
+}
 
+impl EventQueue {
     /// Removes and returns the earliest event (first inserted among equals). When it came from
     /// a lane with more events waiting, the lane's next event takes its place at the top of the
     /// heap (one sift-down, usually short: it is due soon after), instead of a removal and an
     /// insertion.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
+        if self.heap.is_empty() {
+            self.refill();
+        }
         let top = *self.heap.first()?;
+        let mut lane_next = None;
         if top.lane != NO_LANE {
             let q = &mut self.lanes[top.lane as usize];
             q.pop_front();
             if let Some(&next) = q.front() {
                 self.behind -= 1;
-                self.sift_down_from_top(next);
-                return Some(top);
+                if self
+                    .calendar
+                    .as_ref()
+                    .is_none_or(|c| next.time < c.horizon())
+                {
+                    self.sift_down_from_top(next);
+                    return Some(top);
+                }
+                // due beyond the horizon: it waits in the calendar
+                lane_next = Some(next);
             }
         }
         let last = self.heap.pop().expect("the heap has its top");
         if !self.heap.is_empty() {
             self.sift_down_from_top(last);
+        }
+        if let Some(next) = lane_next {
+            self.insert(next);
         }
         Some(top)
     }
@@ -198,7 +273,8 @@ impl EventQueue {
         h[pos] = ev;
     }
 
-    /// The next event to pop.
+    /// The next event to pop, when the heap holds it (with a calendar, an empty heap takes the
+    /// next bucket only when popped; the prefetch's guess, never the order).
     #[inline]
     pub fn peek(&self) -> Option<&Event> {
         self.heap.first()
@@ -220,16 +296,12 @@ impl EventQueue {
         self.heap.iter().skip(3).take(4).map(|e| e.kind)
     }
 
-    pub fn peek_time(&self) -> Option<u64> {
-        self.heap.first().map(|e| e.time)
-    }
-
     pub fn len(&self) -> usize {
-        self.heap.len() + self.behind
+        self.heap.len() + self.behind + self.calendar.as_ref().map_or(0, |c| c.len())
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -304,13 +376,34 @@ mod tests {
     /// and directly pop exactly as from one heap of all of them.
     #[test]
     fn lanes_pop_in_the_order_of_one_heap() {
+        pops_in_the_order_of_one_heap(EventQueue::new(), 0x2545_f491_4f6c_dd1d, 8, 0);
+    }
+
+    /// Neither does a calendar: buckets of 1–16 ns in rings of 64–256, with events within a
+    /// bucket, across the ring, beyond it (the overflow) and after gaps that leave the ring
+    /// empty.
+    #[test]
+    fn a_calendar_keeps_the_order_of_one_heap() {
+        for (shift, bits) in [(0, 6), (2, 6), (4, 8), (1, 7)] {
+            for (i, (spread, far)) in [(8, 0), (64, 0), (8, 5_000), (600, 100_000)]
+                .into_iter()
+                .enumerate()
+            {
+                let seed = 0x9e37_79b9_7f4a_7c15u64 ^ (shift as u64 * 31 + i as u64);
+                let q = EventQueue::new().with_calendar(shift, bits);
+                pops_in_the_order_of_one_heap(q, seed, spread, far);
+            }
+        }
+    }
+
+    /// Pushes (on five lanes and directly, `spread` ns ahead at most, and now and then `far`
+    /// ns ahead) and pops at random, and checks every pop against `std`'s `BinaryHeap`.
+    fn pops_in_the_order_of_one_heap(mut q: EventQueue, mut x: u64, spread: u64, far: u64) {
         use std::collections::BinaryHeap;
-        let mut q = EventQueue::new();
         let mut r: BinaryHeap<Event> = BinaryHeap::new();
         let mut lane_time = [0u64; 5];
         let mut counter = 0u64;
         let mut now = 0u64;
-        let mut x = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..50_000 {
             x = xorshift(x);
             if !x.is_multiple_of(3) {
@@ -318,14 +411,19 @@ mod tests {
                     flow: (x >> 20) as u32,
                 };
                 let lane = ((x >> 8) % 7) as u32;
+                let ahead = if far > 0 && (x >> 40).is_multiple_of(50) {
+                    far + (x >> 12) % far
+                } else {
+                    (x >> 30) % spread
+                };
                 let (time, lane) = if lane < 5 {
                     // a lane: never earlier than its last event
-                    let t = lane_time[lane as usize].max(now) + (x >> 30) % 4;
+                    let t = lane_time[lane as usize].max(now) + ahead / 2;
                     lane_time[lane as usize] = t;
                     q.push_lane(lane, t, kind);
                     (t, lane)
                 } else {
-                    let t = now + (x >> 30) % 8;
+                    let t = now + ahead;
                     q.push(t, kind);
                     (t, NO_LANE)
                 };
@@ -342,6 +440,10 @@ mod tests {
                 now = e.map_or(now, |e| e.time);
             }
             assert_eq!(q.len(), r.len());
+            if let Some(next) = q.peek() {
+                assert_eq!(Some(next), r.peek());
+            }
+            assert_eq!(q.is_empty(), r.is_empty());
         }
         while let Some(e) = r.pop() {
             assert_eq!(q.pop(), Some(e));
