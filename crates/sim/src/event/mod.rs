@@ -65,8 +65,11 @@ pub struct EventQueue {
     lanes: Vec<std::collections::VecDeque<Event>>,
     /// Events waiting in lanes behind their lane's first.
     behind: usize,
-    /// Many flows: the events due beyond the heap's horizon (`None`: all are in the heap).
+    /// Many flows: the events due at or after `horizon` (`None`: all are in the heap).
     calendar: Option<Box<Calendar>>,
+    /// The calendar's horizon (`u64::MAX` without one): one comparison with a field on the
+    /// queue's own line decides where an event goes.
+    horizon: u64,
     /// An empty vector that a bucket's events move through on their way into the heap.
     spare: Vec<Event>,
 }
@@ -93,6 +96,7 @@ impl EventQueue {
             lanes: Vec::new(),
             behind: 0,
             calendar: None,
+            horizon: u64::MAX,
             spare: Vec::new(),
         }
     }
@@ -105,7 +109,9 @@ impl EventQueue {
             self.heap.is_empty(),
             "a calendar is set up before the first event"
         );
-        self.calendar = Some(Box::new(Calendar::new(shift, bits)));
+        let calendar = Calendar::new(shift, bits);
+        self.horizon = calendar.horizon();
+        self.calendar = Some(Box::new(calendar));
         self
     }
 
@@ -150,8 +156,8 @@ impl EventQueue {
     /// Puts `ev` in the heap, or in the calendar when it is due beyond the heap's horizon.
     #[inline]
     fn insert(&mut self, ev: Event) {
-        if let Some(c) = &mut self.calendar {
-            if ev.time >= c.horizon() {
+        if ev.time >= self.horizon {
+            if let Some(c) = &mut self.calendar {
                 c.put(ev);
                 return;
             }
@@ -165,17 +171,17 @@ impl EventQueue {
     /// past the events that will be scheduled before it.
     #[cold]
     #[inline(never)]
-    fn refill(&mut self) {
+    fn refill(&mut self) -> Option<Event> {
         debug_assert!(self.heap.is_empty());
-        let Some(c) = &mut self.calendar else {
-            return;
-        };
+        let c = self.calendar.as_mut()?;
         if c.len() > 0 {
             c.take_next(&mut self.spare);
+            self.horizon = c.horizon();
             for ev in self.spare.drain(..) {
                 heap_insert(&mut self.heap, ev);
             }
         }
+        self.heap.first().copied()
     }
 
     #[inline(always)]
@@ -210,36 +216,36 @@ impl EventQueue {
     /// insertion.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        if self.heap.is_empty() {
-            self.refill();
-        }
-        let top = *self.heap.first()?;
-        let mut lane_next = None;
+        let top = match self.heap.first() {
+            Some(&top) => top,
+            None => self.refill()?,
+        };
         if top.lane != NO_LANE {
             let q = &mut self.lanes[top.lane as usize];
             q.pop_front();
             if let Some(&next) = q.front() {
                 self.behind -= 1;
-                if self
-                    .calendar
-                    .as_ref()
-                    .is_none_or(|c| next.time < c.horizon())
-                {
+                if next.time < self.horizon || self.calendar.is_none() {
                     self.sift_down_from_top(next);
-                    return Some(top);
+                } else {
+                    // due beyond the horizon: it waits in the calendar
+                    self.remove_top();
+                    self.insert(next);
                 }
-                // due beyond the horizon: it waits in the calendar
-                lane_next = Some(next);
+                return Some(top);
             }
         }
+        self.remove_top();
+        Some(top)
+    }
+
+    /// Removes the heap's top (the last event takes its place and sifts down).
+    #[inline(always)]
+    fn remove_top(&mut self) {
         let last = self.heap.pop().expect("the heap has its top");
         if !self.heap.is_empty() {
             self.sift_down_from_top(last);
         }
-        if let Some(next) = lane_next {
-            self.insert(next);
-        }
-        Some(top)
     }
 
     /// Puts `ev` at the top of the (non-empty) heap in place of its top, and sifts it down.
