@@ -14,8 +14,26 @@
 //! bucket moves in only when every earlier bucket has, so the heap's least is always the least
 //! of all (the tests compare with `std`'s `BinaryHeap`).
 
-use super::Event;
+use super::{Event, EventKind, NO_LANE};
 use std::collections::BinaryHeap;
+
+/// Events a bucket holds in the ring's one allocation (2 KiB; 4 MiB for 2 048 buckets); more
+/// go to a vector of the bucket's own, freed when the bucket is taken. A bucket of 10 000 thin
+/// streams holds a few dozen events, but timers of many flows on the `linux` profile's timer
+/// wheel expire together (5 000–7 000 in one bucket). Vectors per bucket that kept their
+/// capacity grew the ring to 70 MB in a minute, as a burst's capacity was handed from bucket to
+/// bucket; freed and allocated again at every turn they cost 4 % of the time, and kept at 128
+/// events' capacity they scattered 2 048 allocations through the heap and raised the peak
+/// memory by 27 MB (docs/performance.md, "An event calendar for many flows").
+const SLOT_EVENTS: usize = 64;
+
+/// What an unused place in `Calendar::slots` holds (never read).
+const PLACEHOLDER: Event = Event {
+    time: 0,
+    seq: 0,
+    kind: EventKind::FlowStart { flow: 0 },
+    lane: NO_LANE,
+};
 
 #[derive(Debug)]
 pub(super) struct Calendar {
@@ -27,8 +45,11 @@ pub(super) struct Calendar {
     /// every event before `horizon`, the time it starts at.
     next: u64,
     horizon: u64,
-    /// Bucket `i` (for `next <= i < next + buckets`) is `buckets[i & mask]`.
-    buckets: Vec<Vec<Event>>,
+    /// Bucket `i` (for `next <= i < next + buckets`) is slot `i & mask`: its first events are
+    /// `slots[slot * SLOT_EVENTS..][..filled[slot]]`, the rest `spilled[slot]`.
+    slots: Vec<Event>,
+    filled: Vec<u16>,
+    spilled: Vec<Vec<Event>>,
     /// One bit per bucket: not empty.
     occupied: Vec<u64>,
     /// Events at or beyond `next + buckets` (`Event`'s order is reversed: this pops the
@@ -50,7 +71,9 @@ impl Calendar {
             mask: n as u64 - 1,
             next: 0,
             horizon: 0,
-            buckets: (0..n).map(|_| Vec::new()).collect(),
+            slots: vec![PLACEHOLDER; n * SLOT_EVENTS],
+            filled: vec![0; n],
+            spilled: (0..n).map(|_| Vec::new()).collect(),
             occupied: vec![0; n / 64],
             overflow: BinaryHeap::new(),
             len: 0,
@@ -83,15 +106,20 @@ impl Calendar {
     #[inline(always)]
     fn put_in_ring(&mut self, idx: u64, ev: Event) {
         let slot = (idx & self.mask) as usize;
-        self.buckets[slot].push(ev);
+        let n = self.filled[slot] as usize;
+        if n < SLOT_EVENTS {
+            self.slots[slot * SLOT_EVENTS + n] = ev;
+            self.filled[slot] += 1;
+        } else {
+            self.spilled[slot].push(ev);
+        }
         self.occupied[slot / 64] |= 1 << (slot % 64);
     }
 
-    /// Moves the earliest non-empty bucket's events into `take` (unsorted; all of them before
-    /// the new horizon, none before the old one). `spare` is an empty vector that takes the
-    /// bucket's place, so that capacities circulate instead of being allocated.
-    pub(super) fn take_next(&mut self, spare: &mut Vec<Event>) {
-        debug_assert!(self.len > 0 && spare.is_empty());
+    /// Hands the earliest non-empty bucket's events to `into` (unsorted; all of them before the
+    /// new horizon, none before the old one).
+    pub(super) fn take_next(&mut self, mut into: impl FnMut(Event)) {
+        debug_assert!(self.len > 0);
         let idx = match self.first_occupied() {
             Some(idx) => idx,
             None => {
@@ -102,9 +130,14 @@ impl Calendar {
             }
         };
         let slot = (idx & self.mask) as usize;
-        std::mem::swap(&mut self.buckets[slot], spare);
+        let n = std::mem::take(&mut self.filled[slot]) as usize;
+        self.slots[slot * SLOT_EVENTS..][..n]
+            .iter()
+            .for_each(|&ev| into(ev));
+        let spilled = std::mem::take(&mut self.spilled[slot]);
+        spilled.iter().for_each(|&ev| into(ev));
         self.occupied[slot / 64] &= !(1 << (slot % 64));
-        self.len -= spare.len();
+        self.len -= n + spilled.len();
         self.advance_to(idx + 1);
     }
 
