@@ -1,14 +1,14 @@
 //! The events due beyond the heap's horizon, for queues of many flows: a ring of time buckets
 //! (a calendar queue: R. Brown, "Calendar queues: a fast O(1) priority queue implementation for
-//! the simulation event set problem", CACM 31(10), 1988), each bucket an unsorted vector.
+//! the simulation event set problem", CACM 31(10), 1988), each bucket's events unsorted.
 //!
 //! With 10 000 flows the event heap holds about 20 000 events, and each pop's sift-down waits
 //! on a chain of cache misses through the heap's lower levels (the flows' state keeps pushing
-//! them out of the caches). Here the heap holds only the events of the next few buckets, a
-//! few dozen, and stays in the first-level cache: an event due later is appended to its bucket
-//! (a store, which nothing waits for), and a bucket moves into the heap, read in order, when
-//! the heap runs short. Events beyond the ring's span wait in an overflow heap, taken into the
-//! ring as it turns.
+//! them out of the caches). Here the heap holds only the events of the next bucket, a few
+//! dozen, and stays in the first-level cache: an event due later is appended to its bucket (a
+//! store, which nothing waits for), and the earliest bucket moves into the heap, read in
+//! order, when the heap is empty. Events beyond the ring's span wait in an overflow heap,
+//! taken into the ring as it turns.
 //!
 //! The order of events is untouched: the heap holds every event due before its horizon, and a
 //! bucket moves in only when every earlier bucket has, so the heap's least is always the least

@@ -223,15 +223,22 @@ impl EventQueue {
                 if next.time < self.horizon || self.calendar.is_none() {
                     self.sift_down_from_top(next);
                 } else {
-                    // due beyond the horizon: it waits in the calendar
-                    self.remove_top();
-                    self.insert(next);
+                    self.lane_next_to_calendar(next);
                 }
                 return Some(top);
             }
         }
         self.remove_top();
         Some(top)
+    }
+
+    /// A lane's next event is due beyond the horizon: the popped top leaves the heap, and the
+    /// event waits in the calendar.
+    #[cold]
+    #[inline(never)]
+    fn lane_next_to_calendar(&mut self, next: Event) {
+        self.remove_top();
+        self.insert(next);
     }
 
     /// Removes the heap's top (the last event takes its place and sifts down).
