@@ -6,6 +6,10 @@
 //! the heap. The order of events is exactly the heap's over all of them (a lane is sorted by
 //! (time, counter), so its first event is its least), while the heap holds one event per busy
 //! link instead of one per packet in flight.
+//!
+//! With many flows, events due beyond the next few hundred microseconds wait in a calendar of
+//! time buckets instead (module `calendar`), so that the heap stays small enough to stay in
+//! the cache; the order is the same.
 
 use std::cmp::Ordering;
 
@@ -57,7 +61,7 @@ impl PartialOrd for Event {
 /// Min-queue of events by (time, insertion order): a binary min-heap on a `Vec`, comparing
 /// one `u128` key (time, then insertion counter) per step. Keys are unique, so the pop order is
 /// fully determined (the same as `std::collections::BinaryHeap` with [`Event`]'s `Ord`).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct EventQueue {
     heap: Vec<Event>,
     counter: u64,
@@ -80,6 +84,12 @@ const BRANCHLESS_FROM: usize = 16;
 #[inline(always)]
 fn key(e: &Event) -> u128 {
     ((e.time as u128) << 64) | e.seq as u128
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        Self::with_capacity(0)
+    }
 }
 
 impl EventQueue {

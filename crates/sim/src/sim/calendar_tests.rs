@@ -62,3 +62,16 @@ fn a_calendar_changes_no_result() {
         assert_eq!(run(Some(calendar)), heap, "calendar {calendar:?}");
     }
 }
+
+/// On for thousands of flows whose state is prefetched, off otherwise.
+#[test]
+fn on_only_for_many_prefetched_flows() {
+    use super::{calendar_worth_it, CALENDAR_FROM_FLOWS};
+    if std::env::var_os("THINLAB_CALENDAR").is_some() {
+        return;
+    }
+    assert!(calendar_worth_it(10_000, true));
+    assert!(calendar_worth_it(CALENDAR_FROM_FLOWS, true));
+    assert!(!calendar_worth_it(CALENDAR_FROM_FLOWS - 1, true));
+    assert!(!calendar_worth_it(10_000, false));
+}
