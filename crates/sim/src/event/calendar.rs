@@ -50,7 +50,8 @@ pub(super) struct Calendar {
     slots: Vec<Event>,
     filled: Vec<u16>,
     spilled: Vec<Vec<Event>>,
-    /// One bit per bucket: not empty.
+    /// One bit per bucket: not empty (`filled[slot] > 0`, kept as bits so that the next
+    /// non-empty bucket is found 64 buckets at a time).
     occupied: Vec<u64>,
     /// Events at or beyond `next + buckets` (`Event`'s order is reversed: this pops the
     /// earliest).

@@ -86,6 +86,23 @@ fn key(e: &Event) -> u128 {
     ((e.time as u128) << 64) | e.seq as u128
 }
 
+/// Puts `ev` in the binary min-heap `h` (a sift-up from its end).
+#[inline(always)]
+fn heap_insert(h: &mut Vec<Event>, ev: Event) {
+    let k = key(&ev);
+    let mut pos = h.len();
+    h.push(ev);
+    while pos > 0 {
+        let parent = (pos - 1) / 2;
+        if key(&h[parent]) <= k {
+            break;
+        }
+        h[pos] = h[parent];
+        pos = parent;
+    }
+    h[pos] = ev;
+}
+
 impl Default for EventQueue {
     fn default() -> Self {
         Self::with_capacity(0)
@@ -169,7 +186,7 @@ impl EventQueue {
                 return;
             }
         }
-        self.heap_insert(ev);
+        heap_insert(&mut self.heap, ev);
     }
 
     /// Moves the calendar's next bucket into the (empty) heap, if the calendar has one. Only an
@@ -189,32 +206,6 @@ impl EventQueue {
         self.heap.first().copied()
     }
 
-    #[inline(always)]
-    fn heap_insert(&mut self, ev: Event) {
-        heap_insert(&mut self.heap, ev);
-    }
-}
-
-/// Puts `ev` in the binary min-heap `h` (a sift-up from its end).
-#[inline(always)]
-fn heap_insert(h: &mut Vec<Event>, ev: Event) {
-    {
-        let k = key(&ev);
-        let mut pos = h.len();
-        h.push(ev);
-        while pos > 0 {
-            let parent = (pos - 1) / 2;
-            if key(&h[parent]) <= k {
-                break;
-            }
-            h[pos] = h[parent];
-            pos = parent;
-        }
-        h[pos] = ev;
-    }
-}
-
-impl EventQueue {
     /// Removes and returns the earliest event (first inserted among equals). When it came from
     /// a lane with more events waiting, the lane's next event takes its place at the top of the
     /// heap (one sift-down, usually short: it is due soon after), instead of a removal and an
