@@ -188,6 +188,12 @@ pub struct FlowRecorder {
     /// Index of the first write whose last byte has not arrived yet (every earlier write's
     /// `transport` is set; later writes may have theirs set by out-of-order arrivals).
     next_transport: usize,
+    /// Some write ended at or before its predecessor (never in a simulation: writes are
+    /// consecutive). Arrivals then scan all writes after `next_transport` instead of searching.
+    /// Beside the cursors: `maybe_retire` reads both flags on every acknowledgement.
+    unsorted: bool,
+    /// Retire writes that reached every milestone (`compacting`).
+    compact: bool,
     highest_sent: u64,
     last_sent_at: Option<Instant>,
     /// The range of the last data segment that arrived at the receiver.
@@ -197,11 +203,6 @@ pub struct FlowRecorder {
     rdb_in_flight: BTreeMap<(u64, u64), u64>,
     /// Takes each write's record when it is retired or, still held, when the recording ends.
     sink: Sink,
-    /// Some write ended at or before its predecessor (never in a simulation: writes are
-    /// consecutive). Arrivals then scan all writes after `next_transport` instead of searching.
-    unsorted: bool,
-    /// Retire writes that reached every milestone (`compacting`).
-    compact: bool,
     rec: FlowRecords,
 }
 
@@ -221,15 +222,16 @@ impl FlowRecorder {
         thinlab_tcp::prefetch::prefetch(&self.rec.retired.end);
     }
 
-    /// Prefetches the line of the cursors an acknowledgement moves and the held writes'
-    /// vector, not the series and histograms of [`FlowRecorder::prefetch_hot`]. The flags
-    /// `maybe_retire` reads on every acknowledgement (`compact`, `unsorted`) may lie on the next
-    /// line (they do with rustc 1.95), which is left to a miss: this set measured −2.3 % against
-    /// `prefetch_hot` at 10 000 thin streams (docs/performance.md, "Timer events that only
-    /// re-arm").
+    /// Prefetches the cursors an acknowledgement moves, the flags `maybe_retire` reads on every
+    /// acknowledgement (`unsorted`, `compact`: declared beside them) and the held writes'
+    /// vector, not the series and histograms of [`FlowRecorder::prefetch_hot`]. This set
+    /// measured −2.3 % against `prefetch_hot` at 10 000 thin streams (docs/performance.md,
+    /// "Timer events that only re-arm").
     #[inline]
     pub fn prefetch_cursors(&self) {
-        thinlab_tcp::prefetch::prefetch(&self.next_acked);
+        let from = std::mem::offset_of!(FlowRecorder, next_acked);
+        let to = std::mem::offset_of!(FlowRecorder, compact) + 1;
+        thinlab_tcp::prefetch::prefetch_bytes(&self.next_acked, to - from);
         thinlab_tcp::prefetch::prefetch(&self.rec.writes);
     }
 

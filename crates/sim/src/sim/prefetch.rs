@@ -103,6 +103,11 @@ impl Sim<'_> {
             self.prefetch_state(ev.kind);
         }
         if let Some(ev) = self.q.peek() {
+            for next in self.q.prefetch_lane_after(ev).into_iter().flatten() {
+                if let EventKind::Arrive { packet } = next.kind {
+                    self.net.prefetch_packet(packet);
+                }
+            }
             self.prefetch_state(ev.kind);
             if let Some(Target {
                 flow,
