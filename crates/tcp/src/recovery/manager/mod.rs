@@ -125,6 +125,9 @@ pub enum Verdict {
 // off or idle on most ACKs (RDB, linear timeouts, F-RTO) last (docs/performance.md, "Hot fields first").
 #[repr(C)]
 pub struct LossRecovery {
+    /// Quiet ACKs take their shortcut (`quiet.rs`; off only to compare results without it).
+    /// First: every ACK reads it, and last it had a cache line of its own.
+    quiet_shortcut: bool,
     /// The recovery state machine (phase, episode, PRR, undo).
     pub rec: Recovery,
     pub(crate) rack_tlp: RackTlpState,
@@ -139,8 +142,6 @@ pub struct LossRecovery {
     linear_extra: Duration,
     pub(crate) dupthresh: dupthresh::DupthreshState,
     pub(crate) rdb: RdbState,
-    /// Quiet ACKs take their shortcut (`quiet.rs`; off only to compare results without it).
-    quiet_shortcut: bool,
 }
 
 impl LossRecovery {
