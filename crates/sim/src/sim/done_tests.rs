@@ -1,5 +1,6 @@
 //! Whether a flow is done is asked only after its sender's or its client's service
-//! (`Sim::service`): tests that asking after every service, as before, changes no result.
+//! (`flow_end::service_may_end`): tests that asking after every service, as before, changes no
+//! result.
 
 use super::Sim;
 use crate::{RunResult, Scenario};

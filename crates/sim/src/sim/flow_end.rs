@@ -95,6 +95,14 @@ pub(super) fn complete(fl: &FlowSim) -> bool {
             ))
 }
 
+/// Whether servicing endpoint `side` of flow `fl` can change [`flow_done`]'s answer. It depends
+/// on the sender endpoint and the source, which change only when the sender is serviced (or
+/// just before), and on the client's state ([`dead`]); another endpoint's service leaves the
+/// answer as the last check found it.
+pub(super) fn service_may_end(fl: &FlowSim, side: usize) -> bool {
+    side == fl.sender || side == 0
+}
+
 /// Whether flow `fl` has nothing left to do.
 pub(super) fn flow_done(fl: &FlowSim) -> bool {
     fl.eps[fl.sender].is_some() && (complete(fl) || dead(fl))

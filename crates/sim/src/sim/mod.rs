@@ -37,7 +37,7 @@ use crate::pcap_out::{CaptureOptions, RunCapture};
 use crate::result::{FlowResult, RunResult};
 use crate::rng::{stream, Component};
 use crate::scenario::{Direction, Scenario};
-use flow_end::{complete, flow_done, flow_status};
+use flow_end::{complete, flow_done, flow_status, service_may_end};
 use net::Net;
 use rand::Rng as _;
 use shared_config::shared_configs;
@@ -645,13 +645,11 @@ impl<'a> Sim<'a> {
         }
         let deadline = ep.poll_timeout().map(Instant::as_nanos);
         arm_timer(&mut timers[side], deadline, now, 2 * f + side, q);
-        // Whether the flow is done depends on its sender endpoint and its source, which change
-        // only when the sender is serviced (or just before), and on the client's state. The
-        // receiver's service, unless the receiver is the client, leaves the answer as the last
-        // check found it, so it is not asked again: asking would read the sender's lines, which
-        // the prefetch does not fetch for the receiver's events (docs/performance.md, "Misses
-        // perf could still point at"). Debug builds check that the answer is indeed unchanged.
-        let may_change = is_sender || side == 0;
+        // Only a service that can change the answer asks whether the flow is done: asking would
+        // read the sender's lines, which the prefetch does not fetch for the receiver's events
+        // (docs/performance.md, "Misses perf could still point at"). Debug builds check that
+        // the answer is indeed unchanged.
+        let may_change = service_may_end(fl, side);
         #[cfg(test)]
         let may_change = may_change || self.every_service_asks_done;
         debug_assert!(may_change || fl.done || !flow_done(fl));
