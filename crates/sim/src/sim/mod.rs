@@ -688,7 +688,7 @@ impl<'a> Sim<'a> {
                 let worst_window = fl
                     .trace
                     .and_then(|t| t.worst)
-                    .and_then(|w| w.finish(now, worst))
+                    .and_then(|w| w.finish(worst))
                     .map(Box::new);
                 // Undelivered writes are censored at the end of the run; a completed flow has
                 // none, and its record ends when it did (independent of the other flows).
@@ -758,11 +758,12 @@ fn arm_timer(
 #[inline(never)]
 fn update_worst_window(w: &mut WorstWindowTrace, recorder: &FlowRecorder, now: u64) {
     let rec = recorder.records();
-    let worst = rec.series.as_ref().and_then(|s| s.worst());
+    let series = rec.series.as_ref();
     w.update(
         now,
-        worst,
-        rec.writes.first().map(|w| w.write_time.as_nanos()),
+        series.map_or(0, |s| s.count()),
+        || series.and_then(|s| s.worst()),
+        || rec.writes.first().map(|w| w.write_time.as_nanos()),
     );
 }
 

@@ -7,7 +7,9 @@
 //!   still become the worst needs them, and the window of the current worst write is copied out
 //!   of the log before the log forgets it. Same events, same order and same caps as a rerun
 //!   traced with that window; when the log would grow past a bound the trace gives up and the
-//!   caller reruns.
+//!   caller reruns. The log takes every event as it comes (a copy, no filter) and is trimmed in
+//!   batches: the filter runs only on what is copied out (docs/performance.md, "The worst
+//!   write's window at less cost per event").
 
 use super::TraceLog;
 use std::collections::VecDeque;
@@ -61,7 +63,7 @@ impl TracedWindow {
 
     fn keep(&mut self, f: &TraceFilter, entry: &Entry) {
         match entry {
-            Entry::Event(class, at_sender, ev) => self.keep_classified(f, *class, *at_sender, ev),
+            Entry::Event(at_sender, ev) => self.keep_event(f, *at_sender, ev),
             Entry::Write(at, end) => self.keep_write(f, *at, *end),
         }
     }
@@ -140,14 +142,17 @@ impl WorstWindow {
     }
 }
 
-/// Most entries the log holds before the trace gives up (a rerun traces the window instead):
-/// ~4 MB per traced flow.
+/// Most entries the log may keep after a trim before the trace gives up (a rerun traces the
+/// window instead). Between trims it grows to at most twice that: ~6 MB per traced flow.
 const MAX_LOG: usize = 1 << 16;
 
-/// A logged event (its class) or write.
+/// The log is trimmed once it holds this many entries, or twice what the last trim kept.
+const TRIM_FROM: usize = 1 << 10;
+
+/// A logged event or write.
 #[derive(Debug)]
 enum Entry {
-    Event(usize, bool, Event),
+    Event(bool, Event),
     Write(Instant, u64),
 }
 
@@ -166,9 +171,17 @@ struct Candidate {
 #[derive(Debug)]
 pub(super) struct WorstWindowTrace {
     spec: WorstWindow,
-    /// Entries (time ns, entry) since the start of the window of the oldest write whose latency
-    /// is not yet known to the series, in order.
+    /// `spec.margin` in ns.
+    margin_ns: u64,
+    /// Entries (time ns, entry) in order, at least those since the start of the window of the
+    /// oldest write whose latency is not yet known to the series (older ones until the next
+    /// trim).
     log: VecDeque<(u64, Entry)>,
+    /// Writes the series had taken at the last update.
+    taken: u64,
+    /// The log's length that triggers the next trim, and its least value.
+    trim_at: usize,
+    trim_from: usize,
     best: Option<Candidate>,
     /// Entries logged and entries copied out of the log so far: copying more than a few times
     /// what was logged gives up (a flow whose worst write keeps changing would copy the same
@@ -182,7 +195,11 @@ impl WorstWindowTrace {
     pub fn new(spec: WorstWindow) -> Self {
         WorstWindowTrace {
             spec,
+            margin_ns: spec.margin.as_nanos() as u64,
             log: VecDeque::new(),
+            taken: 0,
+            trim_at: TRIM_FROM,
+            trim_from: TRIM_FROM,
             best: None,
             logged: 0,
             copied: 0,
@@ -191,12 +208,10 @@ impl WorstWindowTrace {
     }
 
     /// An endpoint's event at `now`.
+    #[inline]
     pub fn event(&mut self, now: u64, at_sender: bool, ev: &Event) {
-        if self.gave_up {
-            return;
-        }
-        if let Some(class) = (self.spec.filter.classify)(at_sender, ev) {
-            self.add(now, Entry::Event(class, at_sender, ev.clone()));
+        if !self.gave_up {
+            self.add(now, Entry::Event(at_sender, ev.clone()));
         }
     }
 
@@ -207,6 +222,7 @@ impl WorstWindowTrace {
         }
     }
 
+    #[inline]
     fn add(&mut self, now: u64, entry: Entry) {
         if let Some(Candidate {
             to,
@@ -220,9 +236,6 @@ impl WorstWindowTrace {
         }
         self.log.push_back((now, entry));
         self.logged += 1;
-        if self.log.len() > MAX_LOG {
-            self.give_up();
-        }
     }
 
     fn give_up(&mut self) {
@@ -231,12 +244,32 @@ impl WorstWindowTrace {
         self.best = None;
     }
 
-    /// After the recorder took its events at `now`: the series' worst write so far, and the
-    /// write time (ns) of the oldest write the series has not taken yet (`None`: all taken).
-    pub fn update(&mut self, now: u64, worst: Option<WorstWrite>, oldest_pending: Option<u64>) {
+    /// After the recorder took its events at `now`: how many writes the series has taken, what
+    /// gives its worst write so far (asked when that count moved: only a taken write can be a
+    /// new worst), and what gives the write time (ns) of the oldest write the series has not
+    /// taken yet (`None`: all taken; asked only when the log is trimmed).
+    #[inline]
+    pub fn update(
+        &mut self,
+        now: u64,
+        taken: u64,
+        worst: impl FnOnce() -> Option<WorstWrite>,
+        oldest_pending: impl FnOnce() -> Option<u64>,
+    ) {
         if self.gave_up {
             return;
         }
+        if taken != self.taken {
+            self.taken = taken;
+            self.take_worst(worst());
+        }
+        if self.log.len() >= self.trim_at {
+            self.trim(now, oldest_pending());
+        }
+    }
+
+    /// The series' worst write so far: a new candidate if it changed.
+    fn take_worst(&mut self, worst: Option<WorstWrite>) {
         if let Some(worst) = worst {
             if self.best.as_ref().is_none_or(|b| b.worst != worst) {
                 let (from, to) = self.spec.around(&worst);
@@ -248,9 +281,16 @@ impl WorstWindowTrace {
                 });
             }
         }
-        let forget_before = oldest_pending
-            .unwrap_or(now)
-            .saturating_sub(self.spec.margin.as_nanos() as u64);
+    }
+
+    /// Forgets the entries no write that could still become the worst needs (those before
+    /// `margin` ahead of the oldest pending write, or of `now`), first copying the current
+    /// candidate's window out of the log if its start is among them. Forgetting later than
+    /// that changes nothing: the entries stay in order, and a window is copied from them
+    /// whenever it is.
+    #[cold]
+    fn trim(&mut self, now: u64, oldest_pending: Option<u64>) {
+        let forget_before = oldest_pending.unwrap_or(now).saturating_sub(self.margin_ns);
         if self.log.front().is_some_and(|e| e.0 < forget_before) {
             if self
                 .best
@@ -258,10 +298,18 @@ impl WorstWindowTrace {
                 .is_some_and(|b| b.window.is_none() && b.from < forget_before)
             {
                 self.copy_out();
+                if self.gave_up {
+                    return;
+                }
             }
             let old = self.log.partition_point(|e| e.0 < forget_before);
             self.log.drain(..old);
         }
+        if self.log.len() > MAX_LOG {
+            self.give_up();
+            return;
+        }
+        self.trim_at = self.trim_from.max(2 * self.log.len());
     }
 
     /// Copies the current candidate's window out of the log.
@@ -281,12 +329,10 @@ impl WorstWindowTrace {
 
     /// The run ended; `worst` is the series' final worst write. The window around it, unless
     /// the trace gave up.
-    pub fn finish(
-        mut self,
-        now: u64,
-        worst: Option<WorstWrite>,
-    ) -> Option<(WorstWrite, TracedWindow)> {
-        self.update(now, worst, Some(0));
+    pub fn finish(mut self, worst: Option<WorstWrite>) -> Option<(WorstWrite, TracedWindow)> {
+        if !self.gave_up {
+            self.take_worst(worst);
+        }
         if self.best.as_ref().is_some_and(|b| b.window.is_none()) {
             self.copy_out();
         }
@@ -324,8 +370,17 @@ mod tests {
             .collect()
     }
 
-    /// Worst write at 100 ns, 50 ns to deliver, margin 10: the window is 90..=160.
-    fn traced(copy_early: bool) -> TracedWindow {
+    fn sacked(t: u64) -> Event {
+        Event::Sacked {
+            at: Instant::from_nanos(t),
+            start: t,
+            end: t + 1,
+        }
+    }
+
+    /// Worst write at 100 ns, 50 ns to deliver, margin 10: the window is 90..=160. The log is
+    /// trimmed once it holds `trim_from` entries (1: at every update).
+    fn traced(copy_early: bool, trim_from: usize) -> TracedWindow {
         let spec = WorstWindow {
             filter: ACKS,
             margin: Duration::from_nanos(10),
@@ -336,33 +391,36 @@ mod tests {
             end: 1,
         };
         let mut tr = WorstWindowTrace::new(spec);
+        tr.trim_from = trim_from;
+        tr.trim_at = trim_from;
         for t in [80, 89, 90, 120] {
             tr.event(t, true, &ack(t));
-            tr.update(t, None, Some(100));
+            tr.event(t, true, &sacked(t));
+            tr.update(t, 0, || None, || Some(100));
         }
         tr.write(125, 7);
         // The series takes the write at 130. With `copy_early` every write is then taken, so
         // the log forgets what is older than now − margin and the window is copied out at once;
         // else a write of time 100 stays pending and the window is copied out at the end.
         let pending = if copy_early { None } else { Some(100) };
-        tr.update(130, Some(worst), pending);
+        tr.update(130, 1, || Some(worst), || pending);
         for t in [159, 160, 161] {
             tr.event(t, true, &ack(t));
-            tr.update(t, Some(worst), pending);
+            tr.update(t, 1, || Some(worst), || pending);
         }
-        let (w, window) = tr.finish(170, Some(worst)).unwrap();
+        let (w, window) = tr.finish(Some(worst)).unwrap();
         assert_eq!(w, worst);
         window
     }
 
     #[test]
     fn the_window_keeps_both_ends_and_nothing_outside() {
-        for copy_early in [false, true] {
-            let w = traced(copy_early);
+        for (copy_early, trim_from) in [(false, 1), (true, 1), (false, 2), (true, TRIM_FROM)] {
+            let w = traced(copy_early, trim_from);
             assert_eq!(
                 times(&w),
                 vec![90, 120, 159, 160],
-                "copy_early {copy_early}"
+                "copy_early {copy_early}, trim_from {trim_from}"
             );
             assert_eq!(w.writes, vec![(Instant::from_nanos(125), 7)]);
         }
