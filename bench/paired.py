@@ -10,12 +10,19 @@ median of the per-round ratios against the first build, with how many rounds it 
     cargo build --release -p thinlab-sim --example profile   # once per build, copied aside
     python3 bench/paired.py OLD_PROFILE NEW_PROFILE SCENARIO.toml [--rounds 6]
     python3 bench/paired.py --cli OLD_THINLAB NEW_THINLAB SCENARIO.toml   # e.g. two PGO builds
+
+`--copy` also times a byte-identical copy of the first build, in a file of its own, as one more
+build: its change against the first is the comparison's noise floor. Copies of one binary
+measured up to 3 % apart in one series of 16 rounds (2 of 16 lower) and 0.0 % in the next:
+where a binary's pages lie in memory matters (docs/performance.md, "The worst write's window at
+less cost per event"). Wall-time changes of that size need instruction counts to back them.
 """
 
 import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -48,22 +55,41 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--cli", action="store_true",
                     help="the builds are thinlab binaries: time whole `thinlab run` processes")
+    ap.add_argument("--copy", action="store_true",
+                    help="also time a copy of the first build (the comparison's noise floor)")
     a = ap.parse_args()
     measure = cli_ns_per_event if a.cli else ns_per_event
-    if len(a.builds) < 2:
-        sys.exit("give at least two builds")
-    res = {b: [] for b in a.builds}
-    for i in range(a.rounds):
-        for b in a.builds if i % 2 == 0 else a.builds[::-1]:
-            res[b].append(measure(b, a.scenario))
+    if len(a.builds) < 2 and not a.copy:
+        sys.exit("give at least two builds (or one with --copy)")
+    if a.rounds < 1:
+        sys.exit("--rounds must be at least 1")
     for b in a.builds:
+        if not (os.path.isfile(b) and os.access(b, os.X_OK)):
+            sys.exit(f"{b}: not an executable file")
+    with tempfile.TemporaryDirectory() as tmp:
+        builds, labels = list(a.builds), list(a.builds)
+        if a.copy:
+            builds.append(os.path.join(tmp, os.path.basename(a.builds[0])))
+            shutil.copy2(a.builds[0], builds[-1])
+            labels.append(f"{a.builds[0]} (a copy)")
+        compare(builds, labels, a.scenario, a.rounds, measure)
+
+
+def compare(builds, labels, scenario, rounds, measure) -> None:
+    """Times `builds` in alternation and prints each one's change against the first, under
+    `labels`."""
+    res = {b: [] for b in builds}
+    for i in range(rounds):
+        for b in builds if i % 2 == 0 else builds[::-1]:
+            res[b].append(measure(b, scenario))
+    for b, name in zip(builds, labels):
         v = res[b]
-        print(f"{b}: median {statistics.median(v):.0f} ns/event (min {min(v)}, max {max(v)}): {v}")
-    ref = res[a.builds[0]]
-    for b in a.builds[1:]:
+        print(f"{name}: median {statistics.median(v):.0f} ns/event (min {min(v)}, max {max(v)}): {v}")
+    ref = res[builds[0]]
+    for b, name in zip(builds[1:], labels[1:]):
         d = [x / y - 1 for x, y in zip(res[b], ref)]
         lower = sum(1 for x in d if x < 0)
-        print(f"{b} against {a.builds[0]}: median change {100 * statistics.median(d):+.1f} %, "
+        print(f"{name} against {labels[0]}: median change {100 * statistics.median(d):+.1f} %, "
               f"lower in {lower} of {len(d)} rounds")
 
 
