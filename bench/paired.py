@@ -11,11 +11,9 @@ median of the per-round ratios against the first build, with how many rounds it 
     python3 bench/paired.py OLD_PROFILE NEW_PROFILE SCENARIO.toml [--rounds 6]
     python3 bench/paired.py --cli OLD_THINLAB NEW_THINLAB SCENARIO.toml   # e.g. two PGO builds
 
-`--copy` also times a byte-identical copy of the first build, in a file of its own, as one more
-build: its change against the first is the comparison's noise floor. Copies of one binary
-measured up to 3 % apart in one series of 16 rounds (2 of 16 lower) and 0.0 % in the next:
-where a binary's pages lie in memory matters (docs/performance.md, "The worst write's window at
-less cost per event"). Wall-time changes of that size need instruction counts to back them.
+`--copy` also times a byte-identical copy of the first build (beside it, in a file of its own)
+as one more build: its change against the first is the comparison's noise floor. Copies of one
+binary have measured apart by more than 3 % (docs/performance.md, "Copies of one binary").
 """
 
 import argparse
@@ -63,14 +61,16 @@ def main() -> None:
         sys.exit("give at least two builds (or one with --copy)")
     if a.rounds < 1:
         sys.exit("--rounds must be at least 1")
-    for b in a.builds:
+    # absolute paths: a bare name would be looked up on PATH when run
+    builds, labels = [os.path.abspath(b) for b in a.builds], list(a.builds)
+    for b in builds:
         if not (os.path.isfile(b) and os.access(b, os.X_OK)):
             sys.exit(f"{b}: not an executable file")
-    with tempfile.TemporaryDirectory() as tmp:
-        builds, labels = list(a.builds), list(a.builds)
+    first = builds[0]
+    with tempfile.TemporaryDirectory(dir=os.path.dirname(first)) as tmp:
         if a.copy:
-            builds.append(os.path.join(tmp, os.path.basename(a.builds[0])))
-            shutil.copy2(a.builds[0], builds[-1])
+            builds.append(os.path.join(tmp, os.path.basename(first)))
+            shutil.copy2(first, builds[-1])
             labels.append(f"{a.builds[0]} (a copy)")
         compare(builds, labels, a.scenario, a.rounds, measure)
 
@@ -78,16 +78,17 @@ def main() -> None:
 def compare(builds, labels, scenario, rounds, measure) -> None:
     """Times `builds` in alternation and prints each one's change against the first, under
     `labels`."""
-    res = {b: [] for b in builds}
+    # by position: the same build may be given twice
+    res = [[] for _ in builds]
+    order = list(range(len(builds)))
     for i in range(rounds):
-        for b in builds if i % 2 == 0 else builds[::-1]:
-            res[b].append(measure(b, scenario))
-    for b, name in zip(builds, labels):
-        v = res[b]
+        for k in order if i % 2 == 0 else order[::-1]:
+            res[k].append(measure(builds[k], scenario))
+    for v, name in zip(res, labels):
         print(f"{name}: median {statistics.median(v):.0f} ns/event (min {min(v)}, max {max(v)}): {v}")
-    ref = res[builds[0]]
-    for b, name in zip(builds[1:], labels[1:]):
-        d = [x / y - 1 for x, y in zip(res[b], ref)]
+    ref = res[0]
+    for v, name in zip(res[1:], labels[1:]):
+        d = [x / y - 1 for x, y in zip(v, ref)]
         lower = sum(1 for x in d if x < 0)
         print(f"{name} against {labels[0]}: median change {100 * statistics.median(d):+.1f} %, "
               f"lower in {lower} of {len(d)} rounds")

@@ -752,8 +752,9 @@ fn arm_timer(
     }
 }
 
-/// After the recorder took its events at `now`: tell the worst-window trace the series' worst
-/// write so far and the oldest write the series has not taken yet.
+/// After the recorder took its events at `now`: tell the worst-window trace how many writes the
+/// series has taken, and how to find its worst write and the oldest write it has not taken yet
+/// (asked only when needed: [`WorstWindowTrace::update`]).
 #[cold]
 #[inline(never)]
 fn update_worst_window(w: &mut WorstWindowTrace, recorder: &FlowRecorder, now: u64) {

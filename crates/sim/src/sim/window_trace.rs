@@ -8,7 +8,7 @@
 //!   of the log before the log forgets it. Same events, same order and same caps as a rerun
 //!   traced with that window; when the log would grow past a bound the trace gives up and the
 //!   caller reruns. The log takes every event as it comes (a copy, no filter) and is trimmed in
-//!   batches: the filter runs only on what is copied out (docs/performance.md, "The worst
+//!   batches: the filter runs only on what goes into a window (docs/performance.md, "The worst
 //!   write's window at less cost per event").
 
 use super::TraceLog;
@@ -40,12 +40,9 @@ pub struct TraceFilter {
 
 impl TracedWindow {
     pub(super) fn keep_event(&mut self, f: &TraceFilter, at_sender: bool, ev: &Event) {
-        if let Some(class) = (f.classify)(at_sender, ev) {
-            self.keep_classified(f, class, at_sender, ev);
-        }
-    }
-
-    fn keep_classified(&mut self, f: &TraceFilter, class: usize, at_sender: bool, ev: &Event) {
+        let Some(class) = (f.classify)(at_sender, ev) else {
+            return;
+        };
         if self.kept.len() <= class {
             self.kept.resize(class + 1, 0);
         }
@@ -143,11 +140,17 @@ impl WorstWindow {
 }
 
 /// Most entries the log may keep after a trim before the trace gives up (a rerun traces the
-/// window instead). Between trims it grows to at most twice that: ~6 MB per traced flow.
-const MAX_LOG: usize = 1 << 16;
+/// window instead). The entries are unfiltered: the report's filter keeps about four in five of
+/// a flow's events, so this keeps the bound of 2^16 filtered entries that the log had when it
+/// filtered. Between trims the log grows to less than twice this: with 48-byte entries its
+/// storage stays within 12 MiB per traced flow (the filtered log's reached 8 MiB).
+const MAX_LOG: usize = 1 << 17;
 
-/// The log is trimmed once it holds this many entries, or twice what the last trim kept.
+/// The log is trimmed once it holds this many entries, or twice what the last trim kept, but
+/// no later than at `TRIM_AT_MOST` entries: so that one service's events on top never take its
+/// storage past 2 · `MAX_LOG` entries (12 MiB).
 const TRIM_FROM: usize = 1 << 10;
+const TRIM_AT_MOST: usize = 2 * MAX_LOG - MAX_LOG / 4;
 
 /// A logged event or write.
 #[derive(Debug)]
@@ -179,15 +182,11 @@ pub(super) struct WorstWindowTrace {
     log: VecDeque<(u64, Entry)>,
     /// Writes the series had taken at the last update.
     taken: u64,
-    /// The log's length that triggers the next trim, and its least value.
+    /// The log's length that triggers the next trim, and its least value (`TRIM_FROM`; tests
+    /// change it).
     trim_at: usize,
     trim_from: usize,
     best: Option<Candidate>,
-    /// Entries logged and entries copied out of the log so far: copying more than a few times
-    /// what was logged gives up (a flow whose worst write keeps changing would copy the same
-    /// entries again and again).
-    logged: u64,
-    copied: u64,
     gave_up: bool,
 }
 
@@ -201,8 +200,6 @@ impl WorstWindowTrace {
             trim_at: TRIM_FROM,
             trim_from: TRIM_FROM,
             best: None,
-            logged: 0,
-            copied: 0,
             gave_up: false,
         }
     }
@@ -235,7 +232,6 @@ impl WorstWindowTrace {
             }
         }
         self.log.push_back((now, entry));
-        self.logged += 1;
     }
 
     fn give_up(&mut self) {
@@ -298,9 +294,6 @@ impl WorstWindowTrace {
                 .is_some_and(|b| b.window.is_none() && b.from < forget_before)
             {
                 self.copy_out();
-                if self.gave_up {
-                    return;
-                }
             }
             let old = self.log.partition_point(|e| e.0 < forget_before);
             self.log.drain(..old);
@@ -309,22 +302,22 @@ impl WorstWindowTrace {
             self.give_up();
             return;
         }
-        self.trim_at = self.trim_from.max(2 * self.log.len());
+        self.trim_at = self.trim_from.max(2 * self.log.len()).min(TRIM_AT_MOST);
     }
 
-    /// Copies the current candidate's window out of the log.
+    /// Copies the current candidate's window out of the log. Copying stays proportional to
+    /// logging, however often the worst write changes: a trim copies at most once, at most what
+    /// the log holds, and comes only when the log has doubled since the last one kept what it
+    /// did (or reached `trim_from`; or, near the bound, grown by at least `MAX_LOG` · 3/4), so
+    /// at most about three times what was logged since.
     fn copy_out(&mut self) {
         let Some(best) = &mut self.best else { return };
         let first = self.log.partition_point(|e| e.0 < best.from);
         let mut window = TracedWindow::default();
         for (_, entry) in self.log.range(first..).take_while(|e| e.0 <= best.to) {
             window.keep(&self.spec.filter, entry);
-            self.copied += 1;
         }
         best.window = Some(window);
-        if self.copied > 4 * self.logged + MAX_LOG as u64 {
-            self.give_up();
-        }
     }
 
     /// The run ended; `worst` is the series' final worst write. The window around it, unless
@@ -400,12 +393,15 @@ mod tests {
         }
         tr.write(125, 7);
         // The series takes the write at 130. With `copy_early` every write is then taken, so
-        // the log forgets what is older than now − margin and the window is copied out at once;
-        // else a write of time 100 stays pending and the window is copied out at the end.
+        // the first trim from then on forgets what is older than now − margin and copies the
+        // window out first (at 130 when every update trims, at 160 with `trim_from` 2, and
+        // later entries go straight into the window); else a write of time 100 stays pending
+        // and the window is copied out at the end, as it is when the log never reaches a trim.
         let pending = if copy_early { None } else { Some(100) };
         tr.update(130, 1, || Some(worst), || pending);
         for t in [159, 160, 161] {
             tr.event(t, true, &ack(t));
+            tr.event(t, true, &sacked(t));
             tr.update(t, 1, || Some(worst), || pending);
         }
         let (w, window) = tr.finish(Some(worst)).unwrap();
@@ -413,9 +409,21 @@ mod tests {
         window
     }
 
+    /// The log's bound in bytes (`MAX_LOG`) assumes 48-byte entries.
+    #[test]
+    fn log_entries_are_small() {
+        assert!(std::mem::size_of::<(u64, Entry)>() <= 48);
+    }
+
     #[test]
     fn the_window_keeps_both_ends_and_nothing_outside() {
-        for (copy_early, trim_from) in [(false, 1), (true, 1), (false, 2), (true, TRIM_FROM)] {
+        for (copy_early, trim_from) in [
+            (false, 1),
+            (true, 1),
+            (false, 2),
+            (true, 2),
+            (true, TRIM_FROM),
+        ] {
             let w = traced(copy_early, trim_from);
             assert_eq!(
                 times(&w),
