@@ -210,9 +210,14 @@ pub fn write_folder(
 
 /// The threads a command may use: `requested` (`--jobs`), else the available cores.
 pub fn cores(requested: Option<usize>) -> usize {
-    requested
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1)
+    requested.unwrap_or_else(available_cores).max(1)
+}
+
+/// The cores this process may use, asked of the system once: each asking reads the cgroup's
+/// CPU quota (four file reads and a system call), and `thinlab run` asked three times.
+pub fn available_cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// A scenario document expanded into its sweep configurations, each validated.

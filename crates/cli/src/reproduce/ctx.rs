@@ -47,8 +47,7 @@ impl Ctx {
 
     /// Worker threads used (for the report).
     pub fn threads(&self) -> usize {
-        self.threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        self.threads.unwrap_or_else(crate::run::available_cores)
     }
 
     /// The figure path `out/NAME` and its relative link for the report.
