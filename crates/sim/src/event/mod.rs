@@ -305,8 +305,9 @@ impl EventQueue {
 
     /// Prefetches the events of `ev`'s lane that follow it, and returns the next two of them:
     /// when `ev` is the heap's top, its pop reads the next at once. A busy link's lane at 10 000
-    /// thin streams holds the packets in flight (about 7 000 events, 224 KB), whose next line is otherwise a cache
-    /// miss every second pop (docs/performance.md, "Misses perf could still point at"). The
+    /// thin streams holds the packets in flight (by the flows' rate and the RTT about 7 000
+    /// events, 224 KB: computed, not counted), whose next line is otherwise a cache miss every
+    /// second pop (docs/performance.md, "Misses perf could still point at"). The
     /// two returned were fetched a few pops earlier, so reading them costs no miss.
     #[inline]
     pub fn prefetch_lane_after(&self, ev: &Event) -> [Option<&Event>; 2] {

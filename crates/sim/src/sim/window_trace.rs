@@ -127,9 +127,14 @@ pub struct WorstWindow {
 }
 
 impl WorstWindow {
+    /// `margin` in ns.
+    fn margin_ns(&self) -> u64 {
+        self.margin.as_nanos() as u64
+    }
+
     /// The window (ns, both ends included) around write `w`.
     pub fn around(&self, w: &WorstWrite) -> (u64, u64) {
-        let margin = self.margin.as_nanos() as u64;
+        let margin = self.margin_ns();
         (
             w.write_time_ns.saturating_sub(margin),
             w.write_time_ns
@@ -174,8 +179,6 @@ struct Candidate {
 #[derive(Debug)]
 pub(super) struct WorstWindowTrace {
     spec: WorstWindow,
-    /// `spec.margin` in ns.
-    margin_ns: u64,
     /// Entries (time ns, entry) in order, at least those since the start of the window of the
     /// oldest write whose latency is not yet known to the series (older ones until the next
     /// trim).
@@ -194,7 +197,6 @@ impl WorstWindowTrace {
     pub fn new(spec: WorstWindow) -> Self {
         WorstWindowTrace {
             spec,
-            margin_ns: spec.margin.as_nanos() as u64,
             log: VecDeque::new(),
             taken: 0,
             trim_at: TRIM_FROM,
@@ -286,7 +288,9 @@ impl WorstWindowTrace {
     /// whenever it is.
     #[cold]
     fn trim(&mut self, now: u64, oldest_pending: Option<u64>) {
-        let forget_before = oldest_pending.unwrap_or(now).saturating_sub(self.margin_ns);
+        let forget_before = oldest_pending
+            .unwrap_or(now)
+            .saturating_sub(self.spec.margin_ns());
         if self.log.front().is_some_and(|e| e.0 < forget_before) {
             if self
                 .best
