@@ -76,10 +76,6 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
     fi
 fi
 [[ -x "$BIN" ]] || die "$BIN does not exist (build failed or SKIP_BUILD=1 without a build)"
-# A binary laid out by BOLT (scripts/build-pgo.sh's fourth stage) carries BOLT's note.
-if command -v readelf >/dev/null 2>&1 && readelf -S "$BIN" 2>/dev/null | grep -q '\.note\.bolt_info'; then
-    if [[ -n "${THINLAB_BIN:-}" ]]; then BUILD="custom (laid out by BOLT): $THINLAB_BIN"; else BUILD="$BUILD+BOLT"; fi
-fi
 
 # --- ns-3 --------------------------------------------------------------------------------
 # Which ns-3 is timed: the PyPI wheel, or a local build's bindings (NS3_BUILD).
