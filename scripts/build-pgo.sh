@@ -9,8 +9,8 @@
 # build").
 #
 # On Linux with glibc the binary links glibc statically: the thin-stream benchmark's whole
-# process runs 10 % faster, the dumbbell's simulation 3 % (docs/performance.md, "A static
-# binary for the benchmarks").
+# process runs 12–14 % faster, the dumbbell's simulation about 2 %, a long single stream 3–4 %
+# slower (docs/performance.md, "A static binary for the benchmarks").
 #
 #   scripts/build-pgo.sh             # -> target/pgo/thinlab
 #   scripts/build-pgo.sh --install   # and copies it to ~/.cargo/bin/thinlab (as cargo install)
@@ -56,9 +56,9 @@ flags_with() {
 ALIGN="-Cllvm-args=-align-loops=64"
 # glibc linked statically (`crt-static`, on Linux with glibc only): no dynamic loader, no
 # relocations at start-up, direct calls into glibc. A plain release build so linked ran the
-# thin-stream benchmark's whole process 5.9 % faster (`thinlab --version`: 0.76 ms against
-# 1.17 ms); a 10-hour stream ran 1–4 % slower. thinlab looks up no host or user names, which
-# a static glibc could not do without its shared libraries.
+# thin-stream benchmark's whole process 5.9 % faster (its start-up alone, `thinlab --version`:
+# 0.76 ms against 1.17 ms). thinlab looks up no host or user names, which a static glibc could
+# not do without its shared libraries.
 STATIC=()
 
 command -v cargo >/dev/null || die "cargo not found (install Rust from https://rustup.rs)"
@@ -81,15 +81,14 @@ fi
 # a run's metrics) at once lose some of them at random, so that two profiles of the same
 # training differed (docs/performance.md, "Profile-guided build"). Atomic counters would keep
 # them, but made the training slower than running it on one thread.
-# Each step returns on failure: `set -e` does not reach into a function called by `||`.
 train() {
     local t="$1" out="$2" s many
     rm -rf "$out"
     mkdir -p "$out"
-    "$t" run bench/thinlab/dumbbell.toml -q --jobs 1 --out "$out/dumbbell" --set duration=30s || return 1
-    "$t" run bench/thinlab/thin_stream.toml -q --jobs 1 --out "$out/thin_stream" || return 1
+    "$t" run bench/thinlab/dumbbell.toml -q --jobs 1 --out "$out/dumbbell" --set duration=30s
+    "$t" run bench/thinlab/thin_stream.toml -q --jobs 1 --out "$out/thin_stream"
     for s in scenarios/*.toml; do
-        "$t" run "$s" -q --jobs 1 --out "$out/$(basename "$s" .toml)" || return 1
+        "$t" run "$s" -q --jobs 1 --out "$out/$(basename "$s" .toml)"
     done
     # many thin streams at once (the `linux` profile: RACK, TLP, PRR) and bulk flows beside them
     many="$out/many.toml"
@@ -105,12 +104,12 @@ train() {
             printf '\n[[flow]]\nname = "bulk%d"\napp = { kind = "bulk" }\ntcp = { profile = "linux" }\n' "$i"
         done
     } >"$many"
-    "$t" run "$many" -q --jobs 1 --out "$out/many" || return 1
+    "$t" run "$many" -q --jobs 1 --out "$out/many"
     "$t" analyze tests/data/kernel-140ms-sender.pcap \
-        --receiver tests/data/kernel-140ms-receiver.pcap --out "$out/analyze" >/dev/null || return 1
+        --receiver tests/data/kernel-140ms-receiver.pcap --out "$out/analyze" >/dev/null
     "$t" whatif tests/data/kernel-140ms-sender.pcap --jobs 1 \
-        --receiver tests/data/kernel-140ms-receiver.pcap --out "$out/whatif" >/dev/null || return 1
-    "$t" reproduce all --quick -q --jobs 1 --out "$out/reproduce" || return 1
+        --receiver tests/data/kernel-140ms-receiver.pcap --out "$out/whatif" >/dev/null
+    "$t" reproduce all --quick -q --jobs 1 --out "$out/reproduce"
     rm -rf "$out"
 }
 
@@ -118,7 +117,7 @@ start=$(date +%s)
 rm -rf "$WORK/thinlab"
 
 log "1/3 instrumented build (target/pgo/gen)"
-CARGO_ENCODED_RUSTFLAGS="$(flags_with "$ALIGN" "${STATIC[@]}" "-Cprofile-generate=$WORK/raw")" \
+CARGO_ENCODED_RUSTFLAGS="$(flags_with "$ALIGN" ${STATIC[@]+"${STATIC[@]}"} "-Cprofile-generate=$WORK/raw")" \
     cargo build --release --locked -p thinlab --target "$host" --target-dir "$WORK/gen"
 # The profile is the training runs' alone (nothing the build ran was instrumented; counts that
 # an interrupted training left are dropped).
@@ -131,11 +130,9 @@ train "$WORK/gen/$host/release/thinlab" "$WORK/train"
 rm -rf "$WORK/raw"
 
 log "3/3 optimised build (target/pgo/use)"
-CARGO_ENCODED_RUSTFLAGS="$(flags_with "$ALIGN" "${STATIC[@]}" "-Cprofile-use=$WORK/merged.profdata")" \
+CARGO_ENCODED_RUSTFLAGS="$(flags_with "$ALIGN" ${STATIC[@]+"${STATIC[@]}"} "-Cprofile-use=$WORK/merged.profdata")" \
     cargo build --release --locked -p thinlab --target "$host" --target-dir "$WORK/use"
-built="$WORK/use/$host/release/thinlab"
-
-cp "$built" "$WORK/thinlab.new"
+cp "$WORK/use/$host/release/thinlab" "$WORK/thinlab.new"
 mv "$WORK/thinlab.new" "$WORK/thinlab"
 log "built target/pgo/thinlab in $(($(date +%s) - start)) s"
 
