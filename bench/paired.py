@@ -14,6 +14,13 @@ median of the per-round ratios against the first build, with how many rounds it 
 `--copy` also times a byte-identical copy of the first build (beside it, in a file of its own)
 as one more build: its change against the first is the comparison's noise floor. Copies of one
 binary have measured apart by more than 3 % (docs/performance.md, "Copies of one binary").
+
+Before the rounds, each build's file is dropped from the page cache and run once untimed, so
+that every build's pages are read in the same way (by the kernel's readahead at its first
+run), whatever wrote them and when. In one series a fresh copy of a static build ran 21 %
+slower than an older copy of it, until its file was dropped from the cache and read in again
+(docs/performance.md, "A static binary for the benchmarks"). `--keep-cache` leaves the cache
+as it is.
 """
 
 import argparse
@@ -55,6 +62,8 @@ def main() -> None:
                     help="the builds are thinlab binaries: time whole `thinlab run` processes")
     ap.add_argument("--copy", action="store_true",
                     help="also time a copy of the first build (the comparison's noise floor)")
+    ap.add_argument("--keep-cache", action="store_true",
+                    help="do not drop the builds' files from the page cache before timing")
     a = ap.parse_args()
     measure = cli_ns_per_event if a.cli else ns_per_event
     if len(a.builds) < 2 and not a.copy:
@@ -72,12 +81,28 @@ def main() -> None:
             builds.append(os.path.join(tmp, os.path.basename(first)))
             shutil.copy2(first, builds[-1])
             labels.append(f"{a.builds[0]} (a copy)")
+        if not a.keep_cache:
+            for b in builds:
+                reread_from_disk(b)
         compare(builds, labels, a.scenario, a.rounds, measure)
 
 
+def reread_from_disk(path: str) -> None:
+    """Drops `path`'s pages from the page cache (written back first), so that its next run
+    reads the file in afresh."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
 def compare(builds, labels, scenario, rounds, measure) -> None:
-    """Times `builds` in alternation and prints each one's change against the first, under
-    `labels`."""
+    """Times `builds` in alternation, after one untimed run of each (which reads its file in),
+    and prints each one's change against the first, under `labels`."""
+    for b in dict.fromkeys(builds):
+        measure(b, scenario)
     # by position: the same build may be given twice
     res = [[] for _ in builds]
     order = list(range(len(builds)))

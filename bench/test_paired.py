@@ -2,10 +2,12 @@
 """Tests of bench/paired.py on made-up builds: scripts that print a fixed `N ns/event` the way
 the `profile` example does. What is checked: each build's figure and the change against the
 first, the copy that `--copy` adds (timed from its own file beside the first build), the same
-build given twice, a bare file name, and clear refusals. Run: python3 -m unittest discover -s
+build given twice, a bare file name, the untimed first run of each build and its file dropped
+from the page cache, and clear refusals. Run: python3 -m unittest discover -s
 bench -p 'test_*.py'
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,9 +59,10 @@ class PairedTest(unittest.TestCase):
                       r.stdout)
         with open(log) as f:
             ran = f.read().split()
-        self.assertEqual(ran.count(a), 2)
+        # each build once untimed (reading its file in), then once per round
+        self.assertEqual(ran.count(a), 3)
         copies = [p for p in ran if p != a]
-        self.assertEqual(len(copies), 2)
+        self.assertEqual(len(copies), 3)
         self.assertEqual(len(set(copies)), 1)
         self.assertEqual(os.path.dirname(os.path.dirname(copies[0])), self.d)
         self.assertFalse(os.path.exists(copies[0]), "the copy is removed afterwards")
@@ -79,6 +82,41 @@ class PairedTest(unittest.TestCase):
                    env={**os.environ, "PATH": "/usr/bin:/bin"})
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("b against a: median change -50.0 %", r.stdout)
+
+    def test_each_build_runs_once_untimed_first(self):
+        a = fake_build(self.d, "a", 200)
+        b = fake_build(self.d, "b", 100)
+        log = os.path.join(self.d, "log")
+        r = paired(a, b, a, self.scenario, "--rounds", "2", env={**os.environ, "PAIRED_LOG": log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(log) as f:
+            ran = f.read().split()
+        # the warm-up runs come first, one per file (a is given twice), then the rounds
+        self.assertEqual(ran[:2], [a, b])
+        self.assertEqual((ran.count(a), ran.count(b)), (5, 3))
+
+    @unittest.skipUnless(shutil.which("fincore"), "needs util-linux's fincore")
+    def test_reread_from_disk_empties_the_files_cache(self):
+        path = os.path.join(self.d, "blob")
+        with open(path, "wb") as f:
+            f.write(os.urandom(1 << 20))
+        fs = subprocess.run(["stat", "-f", "-c", "%T", path], capture_output=True, text=True)
+        if fs.stdout.strip() == "tmpfs":
+            self.skipTest("a tmpfs file lives in the page cache")
+
+        def resident_pages():
+            out = subprocess.run(["fincore", "--noheadings", "--raw", "--output", "PAGES", path],
+                                 capture_output=True, text=True, check=True).stdout
+            return int(out.split()[0])
+
+        self.assertGreater(resident_pages(), 0)
+        sys.path.insert(0, HERE)
+        try:
+            import paired as tool
+        finally:
+            sys.path.remove(HERE)
+        tool.reread_from_disk(path)
+        self.assertEqual(resident_pages(), 0)
 
     def test_refusals(self):
         a = fake_build(self.d, "a", 200)
