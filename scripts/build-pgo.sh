@@ -9,7 +9,7 @@
 # build").
 #
 # On Linux with glibc the binary links glibc statically: the thin-stream benchmark's whole
-# process runs 12–14 % faster, the dumbbell's simulation about 2 %, a long single stream 3–4 %
+# process runs 12–14 % faster, the dumbbell's simulation 0–2 %, a long single stream 3–4 %
 # slower (docs/performance.md, "A static binary for the benchmarks").
 #
 #   scripts/build-pgo.sh             # -> target/pgo/thinlab
