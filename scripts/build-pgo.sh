@@ -76,43 +76,6 @@ if [ ! -x "$profdata" ]; then
     exit 3
 fi
 
-# The training set: what thinlab is used for, one run at a time (--jobs 1). With PGO's
-# instrumentation the counters are plain increments, and two threads running the simulator (or
-# a run's metrics) at once lose some of them at random, so that two profiles of the same
-# training differed (docs/performance.md, "Profile-guided build"). Atomic counters would keep
-# them, but made the training slower than running it on one thread.
-train() {
-    local t="$1" out="$2" s many
-    rm -rf "$out"
-    mkdir -p "$out"
-    "$t" run bench/thinlab/dumbbell.toml -q --jobs 1 --out "$out/dumbbell" --set duration=30s
-    "$t" run bench/thinlab/thin_stream.toml -q --jobs 1 --out "$out/thin_stream"
-    for s in scenarios/*.toml; do
-        "$t" run "$s" -q --jobs 1 --out "$out/$(basename "$s" .toml)"
-    done
-    # many thin streams at once (the `linux` profile: RACK, TLP, PRR) and bulk flows beside them
-    many="$out/many.toml"
-    {
-        printf 'name = "pgo-many"\nseed = 1\nduration = "10s"\n\n[network]\nrtt = "100ms"\n'
-        printf 'bandwidth = "100Mbit"\nqueue_packets = 500\n\n[network.loss]\nmodel = "bernoulli"\nrate = 0.005\n'
-        for i in $(seq 0 499); do
-            printf '\n[[flow]]\nname = "thin%d"\nstart = "%dms"\n' "$i" $((i * 140 / 500))
-            printf 'app = { kind = "fixed", payload_bytes = 120, interval = "140ms" }\n'
-            printf 'tcp = { profile = "linux", nodelay = true }\n'
-        done
-        for i in 0 1 2 3; do
-            printf '\n[[flow]]\nname = "bulk%d"\napp = { kind = "bulk" }\ntcp = { profile = "linux" }\n' "$i"
-        done
-    } >"$many"
-    "$t" run "$many" -q --jobs 1 --out "$out/many"
-    "$t" analyze tests/data/kernel-140ms-sender.pcap \
-        --receiver tests/data/kernel-140ms-receiver.pcap --out "$out/analyze" >/dev/null
-    "$t" whatif tests/data/kernel-140ms-sender.pcap --jobs 1 \
-        --receiver tests/data/kernel-140ms-receiver.pcap --out "$out/whatif" >/dev/null
-    "$t" reproduce all --quick -q --jobs 1 --out "$out/reproduce"
-    rm -rf "$out"
-}
-
 start=$(date +%s)
 rm -rf "$WORK/thinlab"
 
@@ -125,7 +88,41 @@ rm -rf "$WORK/raw"
 mkdir -p "$WORK/raw"
 
 log "2/3 training runs"
-train "$WORK/gen/$host/release/thinlab" "$WORK/train"
+# The training set: what thinlab is used for, one run at a time (--jobs 1). With PGO's
+# instrumentation the counters are plain increments, and two threads running the simulator (or
+# a run's metrics) at once lose some of them at random, so that two profiles of the same
+# training differed (docs/performance.md, "Profile-guided build"). Atomic counters would keep
+# them, but made the training slower than running it on one thread.
+t="$WORK/gen/$host/release/thinlab"
+out="$WORK/train"
+rm -rf "$out"
+mkdir -p "$out"
+"$t" run bench/thinlab/dumbbell.toml -q --jobs 1 --out "$out/dumbbell" --set duration=30s
+"$t" run bench/thinlab/thin_stream.toml -q --jobs 1 --out "$out/thin_stream"
+for s in scenarios/*.toml; do
+    "$t" run "$s" -q --jobs 1 --out "$out/$(basename "$s" .toml)"
+done
+# many thin streams at once (the `linux` profile: RACK, TLP, PRR) and bulk flows beside them
+many="$out/many.toml"
+{
+    printf 'name = "pgo-many"\nseed = 1\nduration = "10s"\n\n[network]\nrtt = "100ms"\n'
+    printf 'bandwidth = "100Mbit"\nqueue_packets = 500\n\n[network.loss]\nmodel = "bernoulli"\nrate = 0.005\n'
+    for i in $(seq 0 499); do
+        printf '\n[[flow]]\nname = "thin%d"\nstart = "%dms"\n' "$i" $((i * 140 / 500))
+        printf 'app = { kind = "fixed", payload_bytes = 120, interval = "140ms" }\n'
+        printf 'tcp = { profile = "linux", nodelay = true }\n'
+    done
+    for i in 0 1 2 3; do
+        printf '\n[[flow]]\nname = "bulk%d"\napp = { kind = "bulk" }\ntcp = { profile = "linux" }\n' "$i"
+    done
+} >"$many"
+"$t" run "$many" -q --jobs 1 --out "$out/many"
+"$t" analyze tests/data/kernel-140ms-sender.pcap \
+    --receiver tests/data/kernel-140ms-receiver.pcap --out "$out/analyze" >/dev/null
+"$t" whatif tests/data/kernel-140ms-sender.pcap --jobs 1 \
+    --receiver tests/data/kernel-140ms-receiver.pcap --out "$out/whatif" >/dev/null
+"$t" reproduce all --quick -q --jobs 1 --out "$out/reproduce"
+rm -rf "$out"
 "$profdata" merge -o "$WORK/merged.profdata" "$WORK/raw"
 rm -rf "$WORK/raw"
 

@@ -214,7 +214,7 @@ pub fn cores(requested: Option<usize>) -> usize {
 }
 
 /// The cores this process may use, asked of the system once: each asking reads the cgroup's
-/// CPU quota (four file reads and a system call), and `thinlab run` asked three times.
+/// CPU quota (three files, about 20 system calls in all), and `thinlab run` asked three times.
 pub fn available_cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
