@@ -228,6 +228,8 @@ fn run_one(
                 .as_mut()
                 .map(|s| s as &mut dyn FnMut(usize) -> thinlab_trace::WriteSink),
             all_writes: job.keep_writes,
+            // A lone run with a core to spare builds its latency histograms there.
+            histograms_on_thread: output_threads > 1,
         };
         let on_progress = &mut |now| tracker.at(now);
         match &job.capture {

@@ -30,5 +30,7 @@ pub use metrics::{
     flow_metrics, flow_metrics_and_app_latency, latency_cdf, FlowMetrics, LatencyStats, Milestone,
     Origin,
 };
-pub use records::{FlowRecorder, FlowRecords, PacketCounters, WriteRecord, WriteSink};
+pub use records::{
+    FlowRecorder, FlowRecords, PacketCounters, RetireSink, RetiredLatencies, WriteRecord, WriteSink,
+};
 pub use status::FlowStatus;

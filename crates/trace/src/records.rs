@@ -113,25 +113,46 @@ pub struct RetiredWrites {
     pub count: u64,
     /// End offset of the last one.
     pub end: u64,
-    /// Latencies, `[milestone][origin]` (app, transport, ack × write, first send).
-    latency: [[LatencyHistogram; 2]; 3],
+    latency: RetiredLatencies,
+}
+
+/// The exact latency histograms of retired writes, `[milestone][origin]` (app, transport, ack ×
+/// write, first send).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RetiredLatencies([[LatencyHistogram; 2]; 3]);
+
+impl RetiredLatencies {
+    /// Adds the latencies of write `w` (those of the milestones it reached).
+    pub fn add(&mut self, w: &WriteRecord) {
+        for m in [Milestone::App, Milestone::Transport, Milestone::Ack] {
+            for o in [Origin::Write, Origin::FirstSend] {
+                if let Some(ns) = write_latency_ns(w, m, o) {
+                    self.0[m as usize][o as usize].add(ns);
+                }
+            }
+        }
+    }
 }
 
 impl RetiredWrites {
     /// The exact histogram of one latency of the retired writes.
     pub fn latency(&self, milestone: Milestone, origin: Origin) -> &LatencyHistogram {
-        &self.latency[milestone as usize][origin as usize]
+        &self.latency.0[milestone as usize][origin as usize]
     }
 
-    fn retire(&mut self, w: &WriteRecord) {
+    /// Puts in the histograms built elsewhere from the writes a recorder handed to its retire
+    /// sink ([`FlowRecorder::with_retire_sink`]).
+    pub fn set_latencies(&mut self, latencies: RetiredLatencies) {
+        self.latency = latencies;
+    }
+
+    /// Counts `w` as retired; its latencies go into the histograms here (`histograms`) or to a
+    /// retire sink.
+    fn retire(&mut self, w: &WriteRecord, histograms: bool) {
         self.count += 1;
         self.end = w.end;
-        for m in [Milestone::App, Milestone::Transport, Milestone::Ack] {
-            for o in [Origin::Write, Origin::FirstSend] {
-                if let Some(ns) = write_latency_ns(w, m, o) {
-                    self.latency[m as usize][o as usize].add(ns);
-                }
-            }
+        if histograms {
+            self.latency.add(w);
         }
     }
 }
@@ -156,6 +177,10 @@ impl FlowRecords {
 /// ([`FlowRecorder::with_sink`]).
 pub type WriteSink = Box<dyn FnMut(&WriteRecord) + Send>;
 
+/// Takes each batch of writes a compacting recorder retires, in write order, to build their
+/// latency histograms somewhere else ([`FlowRecorder::with_retire_sink`]).
+pub type RetireSink = Box<dyn FnMut(&[WriteRecord]) + Send>;
+
 /// A [`WriteSink`], opaque to `Debug`.
 #[derive(Default)]
 struct Sink(Option<WriteSink>);
@@ -163,6 +188,20 @@ struct Sink(Option<WriteSink>);
 impl std::fmt::Debug for Sink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if self.0.is_some() { "Sink" } else { "NoSink" })
+    }
+}
+
+/// A [`RetireSink`], opaque to `Debug`.
+#[derive(Default)]
+struct RetireTo(Option<RetireSink>);
+
+impl std::fmt::Debug for RetireTo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "RetireSink"
+        } else {
+            "Here"
+        })
     }
 }
 
@@ -204,6 +243,9 @@ pub struct FlowRecorder {
     /// Takes each write's record when it is retired or, still held, when the recording ends.
     sink: Sink,
     rec: FlowRecords,
+    /// Builds the retired writes' histograms instead of `rec.retired` (`None`: they are built
+    /// here). Last: the prefetch takes the recorder up to the histograms.
+    retire_to: RetireTo,
 }
 
 /// A compacting recorder retires complete writes in batches of at least this many (and at
@@ -291,6 +333,16 @@ impl FlowRecorder {
         self
     }
 
+    /// Hand the writes this compacting recorder retires to `sink`, in batches and in write
+    /// order, instead of adding their latencies to `FlowRecords::retired`'s histograms here:
+    /// whoever owns the sink builds them (on another thread, say) and puts them back with
+    /// [`RetiredWrites::set_latencies`] before they are read. Counts, offsets and everything
+    /// else are kept here as before.
+    pub fn with_retire_sink(mut self, sink: RetireSink) -> Self {
+        self.retire_to = RetireTo(Some(sink));
+        self
+    }
+
     /// Retire the complete prefix of the held writes when it is large enough.
     fn maybe_retire(&mut self) {
         if !self.compact || self.unsorted {
@@ -304,8 +356,12 @@ impl FlowRecorder {
         if done < RETIRE_BATCH || done * 2 < self.rec.writes.len() {
             return;
         }
+        let histograms_here = self.retire_to.0.is_none();
         for w in &self.rec.writes[..done] {
-            self.rec.retired.retire(w);
+            self.rec.retired.retire(w, histograms_here);
+        }
+        if let Some(to) = &mut self.retire_to.0 {
+            to(&self.rec.writes[..done]);
         }
         if let Some(series) = &mut self.rec.series {
             push_delivered(series, &self.rec.writes[..done]);

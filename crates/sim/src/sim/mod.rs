@@ -26,6 +26,7 @@ mod done_tests;
 #[cfg(test)]
 mod early_timer_tests;
 mod flow_end;
+mod histogram_thread;
 mod net;
 mod prefetch;
 mod shared_config;
@@ -38,6 +39,7 @@ use crate::result::{FlowResult, RunResult};
 use crate::rng::{stream, Component};
 use crate::scenario::{Direction, Scenario};
 use flow_end::{complete, flow_done, flow_status, service_may_end};
+use histogram_thread::HistogramThread;
 use net::Net;
 use rand::Rng as _;
 use shared_config::shared_configs;
@@ -103,6 +105,10 @@ pub struct Keep<'a> {
     /// Keep every write's record in `FlowRecords::writes` ([`run_keeping_writes`]; memory grows
     /// with the writes).
     pub all_writes: bool,
+    /// Build the retired writes' latency histograms on a thread of their own, beside the
+    /// simulation (for a run that has a core to itself and another to spare; the results are
+    /// the same).
+    pub histograms_on_thread: bool,
 }
 
 impl Keep<'_> {
@@ -126,6 +132,25 @@ impl Keep<'_> {
                 fl.recorder = std::mem::take(&mut fl.recorder).with_sink(make(f));
             }
         }
+        // A recorder that keeps every write retires none.
+        if histograms_on_thread(self.histograms_on_thread) && !self.all_writes {
+            let thread = HistogramThread::new(sim.flows.len());
+            for (f, fl) in sim.flows.iter_mut().enumerate() {
+                fl.recorder = std::mem::take(&mut fl.recorder).with_retire_sink(thread.sink(f));
+            }
+            sim.histograms = Some(thread);
+        }
+    }
+}
+
+/// Whether a run builds its histograms on a thread of their own: as asked
+/// ([`Keep::histograms_on_thread`]), unless `THINLAB_HISTOGRAM_THREAD=on` or `off` overrides
+/// (for measuring, and for tests that run every scenario through the thread).
+fn histograms_on_thread(asked: bool) -> bool {
+    match std::env::var("THINLAB_HISTOGRAM_THREAD").as_deref() {
+        Ok("on") => true,
+        Ok("off") => false,
+        _ => asked,
     }
 }
 
@@ -265,6 +290,8 @@ struct Sim<'a> {
     stop_after: Option<u64>,
     /// Prefetch the next event's state (many flows: their state exceeds the caches).
     prefetch: bool,
+    /// Builds the retired writes' histograms beside the run ([`Keep::histograms_on_thread`]).
+    histograms: Option<HistogramThread>,
     /// Each flow's TCP configuration, one allocation for consecutive flows with equal ones.
     configs: Vec<Arc<TcpConfig>>,
     /// Tests: service the endpoint in full on a timer event whose deadline moved later, as
@@ -369,6 +396,7 @@ impl<'a> Sim<'a> {
             capture: None,
             stop_after: None,
             prefetch,
+            histograms: None,
             configs: shared_configs(s),
             #[cfg(test)]
             service_early_timers: false,
@@ -660,8 +688,9 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn finish(self, now: u64, events: u64, drain_bound_hit: bool) -> RunResult {
+    fn finish(mut self, now: u64, events: u64, drain_bound_hit: bool) -> RunResult {
         let end = Instant::from_nanos(now);
+        let mut latencies = self.histograms.take().map(HistogramThread::finish);
         let stop = self.stop;
         let links = self.net.link_reports();
         let drops = self.net.drops();
@@ -684,6 +713,9 @@ impl<'a> Sim<'a> {
                 let mut rec = fl.recorder;
                 rec.set_spurious_retransmissions(sender_stats.spurious_retransmissions);
                 let mut records = rec.finish();
+                if let Some(l) = latencies.as_mut() {
+                    records.retired.set_latencies(std::mem::take(&mut l[i]));
+                }
                 let worst = records.series.as_ref().and_then(|s| s.worst());
                 let worst_window = fl
                     .trace

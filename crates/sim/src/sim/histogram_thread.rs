@@ -1,0 +1,227 @@
+//! A lone run's latency histograms, built on a thread of their own.
+//!
+//! A compacting recorder folds every write that reached all its milestones into six exact
+//! latency histograms (`thinlab_trace::FlowRecorder::compacting`). Where the latencies are
+//! mostly distinct (the dumbbell benchmark's 90 000 writes over a shared queue) that work, the
+//! histograms' sorting and merging and the 8 MB they grow to, took 7–9 % of the simulation's
+//! wall time (docs/performance.md, "The latency histograms on the second core"). When a run is
+//! alone and a core is free ([`super::Keep::histograms_on_thread`]), the recorders hand the
+//! writes they retire to this collector instead, which passes them in batches to a thread
+//! that builds the same histograms: each flow's latencies are added in write order, as the
+//! recorder would have, so every result is the same.
+//!
+//! The thread starts once the run has retired `START_AFTER` writes: the histograms of the
+//! writes before are built on the run's thread, as a recorder would, and handed to the thread,
+//! which goes on adding to them. A shorter run,
+//! such as the thin-stream benchmark's 12 858 writes, starts no thread, which would cost it
+//! more than its few distinct latencies do. If no thread can be started, every histogram is
+//! built on the run's thread.
+
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use thinlab_trace::{RetireSink, RetiredLatencies, WriteRecord};
+
+/// Retired writes (over all flows) after which the thread starts.
+const START_AFTER: u64 = 16_384;
+/// Retired writes per batch handed to the thread: 96 bytes each, so that a batch (96 KiB) is
+/// taken from the heap, not mapped afresh.
+const BATCH: usize = 1024;
+/// Batches that may wait for the thread: beyond them the run waits, so the memory in transit
+/// stays bounded however far the thread falls behind. The emptied ones come back for reuse.
+const QUEUED: usize = 4;
+
+/// Retired writes, each with its flow.
+type Batch = Vec<(u32, WriteRecord)>;
+
+/// Collects the retired writes of a run's recorders and builds their histograms.
+pub(super) struct HistogramThread(Arc<Mutex<Collector>>);
+
+struct Collector {
+    /// Writes retired so far, over all flows.
+    retired: u64,
+    /// Per flow, the histograms of the writes retired before the thread started, which then
+    /// takes them (all of them when it could not start).
+    here: Vec<RetiredLatencies>,
+    batch: Batch,
+    thread: Thread,
+}
+
+enum Thread {
+    NotStarted,
+    Running {
+        to: SyncSender<Batch>,
+        /// Emptied batches, for reuse.
+        back: Receiver<Batch>,
+        handle: JoinHandle<Vec<RetiredLatencies>>,
+    },
+    CouldNotStart,
+}
+
+impl HistogramThread {
+    pub fn new(flows: usize) -> HistogramThread {
+        HistogramThread(Arc::new(Mutex::new(Collector {
+            retired: 0,
+            here: vec![RetiredLatencies::default(); flows],
+            batch: Vec::new(),
+            thread: Thread::NotStarted,
+        })))
+    }
+
+    /// The retire sink for flow `flow`'s recorder.
+    pub fn sink(&self, flow: usize) -> RetireSink {
+        let collector = Arc::clone(&self.0);
+        let flow = flow as u32;
+        Box::new(move |writes: &[WriteRecord]| lock(&collector).take(flow, writes))
+    }
+
+    /// Every flow's histograms, by flow index. Called once the run is over (no recorder
+    /// retires a write after this). A panic of the thread is raised here, as if the run had
+    /// panicked.
+    pub fn finish(self) -> Vec<RetiredLatencies> {
+        let mut c = lock(&self.0);
+        let Thread::Running { to, handle, .. } =
+            std::mem::replace(&mut c.thread, Thread::NotStarted)
+        else {
+            return std::mem::take(&mut c.here);
+        };
+        // An error means the thread has ended, by a panic that `join` returns.
+        let _ = to.send(std::mem::take(&mut c.batch));
+        drop(to);
+        handle
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    }
+}
+
+impl Collector {
+    fn take(&mut self, flow: u32, writes: &[WriteRecord]) {
+        self.retired += writes.len() as u64;
+        if matches!(self.thread, Thread::NotStarted) && self.retired >= START_AFTER {
+            self.thread = start(&mut self.here);
+            self.batch.reserve_exact(BATCH + 64);
+        }
+        let Thread::Running { to, back, .. } = &mut self.thread else {
+            let h = &mut self.here[flow as usize];
+            writes.iter().for_each(|w| h.add(w));
+            return;
+        };
+        self.batch.extend(writes.iter().map(|w| (flow, *w)));
+        if self.batch.len() >= BATCH {
+            let empty = back
+                .try_recv()
+                .unwrap_or_else(|_| Vec::with_capacity(BATCH + 64));
+            let full = std::mem::replace(&mut self.batch, empty);
+            // An error means the thread has ended, by a panic that `finish` raises.
+            let _ = to.send(full);
+        }
+    }
+}
+
+/// Starts the thread that goes on building the histograms `here` (which it takes) from the
+/// batches it is sent; they stay `here` if it cannot be started.
+fn start(here: &mut Vec<RetiredLatencies>) -> Thread {
+    let (to, batches) = sync_channel::<Batch>(QUEUED);
+    let (give_back, back) = sync_channel::<Batch>(QUEUED + 2);
+    let (hand_over, handed) = sync_channel::<Vec<RetiredLatencies>>(1);
+    let spawned = std::thread::Builder::new()
+        .name("thinlab-histograms".into())
+        .spawn(move || {
+            let mut h = handed
+                .recv()
+                .expect("the histograms so far are handed over first");
+            for mut batch in batches {
+                for (flow, w) in &batch {
+                    h[*flow as usize].add(w);
+                }
+                batch.clear();
+                let _ = give_back.try_send(batch);
+            }
+            h
+        });
+    match spawned {
+        Ok(handle) => {
+            let _ = hand_over.send(std::mem::take(here));
+            Thread::Running { to, back, handle }
+        }
+        Err(_) => Thread::CouldNotStart,
+    }
+}
+
+/// The collector, whether or not a recorder's sink panicked while holding it (it holds no
+/// half-made state between calls).
+fn lock(c: &Mutex<Collector>) -> MutexGuard<'_, Collector> {
+    c.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thinlab_tcp::Instant;
+    use thinlab_trace::metrics::{Milestone, Origin};
+
+    fn write(i: u64, latency_ns: u64) -> WriteRecord {
+        let at = Instant::from_nanos(i * 1_000_000);
+        WriteRecord {
+            write_time: at,
+            start: i * 100,
+            end: i * 100 + 100,
+            first_send: Some(at),
+            transport: Some(Instant::from_nanos(at.as_nanos() + latency_ns / 2)),
+            app: Some(Instant::from_nanos(at.as_nanos() + latency_ns)),
+            acked: Some(Instant::from_nanos(at.as_nanos() + 2 * latency_ns)),
+        }
+    }
+
+    /// Histograms built through the collector (with and without its thread) equal those a
+    /// recorder would have built itself: the same latencies, flow by flow, in write order.
+    #[test]
+    fn builds_what_the_recorders_would() {
+        let flows = 3;
+        let writes: Vec<(usize, WriteRecord)> = (0..START_AFTER + 3 * BATCH as u64 + 77)
+            .map(|i| ((i % 3) as usize, write(i, 1_000 + (i * 7919) % 5_003)))
+            .collect();
+        let mut expected = vec![RetiredLatencies::default(); flows];
+        for (f, w) in &writes {
+            expected[*f].add(w);
+        }
+        for batch_len in [1, 32, 1000] {
+            let t = HistogramThread::new(flows);
+            let mut sinks: Vec<RetireSink> = (0..flows).map(|f| t.sink(f)).collect();
+            for chunk in writes.chunks(batch_len) {
+                for (f, w) in chunk {
+                    sinks[*f](std::slice::from_ref(w));
+                }
+            }
+            let started = matches!(lock(&t.0).thread, Thread::Running { .. });
+            assert!(started, "{} writes started no thread", writes.len());
+            drop(sinks);
+            let got = t.finish();
+            assert_eq!(got, expected, "batches of {batch_len}");
+            let app = |h: &RetiredLatencies| {
+                let mut r = thinlab_trace::records::RetiredWrites::default();
+                r.set_latencies(h.clone());
+                r.latency(Milestone::App, Origin::Write).len()
+            };
+            assert_eq!(
+                app(&got[0]),
+                writes.iter().filter(|w| w.0 == 0).count() as u64
+            );
+        }
+    }
+
+    /// A run that retires fewer writes than a batch starts no thread and still gets its
+    /// histograms.
+    #[test]
+    fn few_writes_start_no_thread() {
+        let t = HistogramThread::new(2);
+        let mut sink = t.sink(1);
+        sink(&[write(1, 5_000), write(2, 6_000)]);
+        assert!(matches!(lock(&t.0).thread, Thread::NotStarted));
+        let got = t.finish();
+        let mut expected = RetiredLatencies::default();
+        expected.add(&write(1, 5_000));
+        expected.add(&write(2, 6_000));
+        assert_eq!(got, vec![RetiredLatencies::default(), expected]);
+    }
+}
