@@ -17,7 +17,7 @@
 //! ACK (9), and the retransmission and probe timers are settled as at steps 13 and 14. Two
 //! tests compare runs with and without the shortcut: `tests/quiet_ack.rs` the whole
 //! loss-recovery state of endpoint pairs over drawn transfers that reorder and duplicate, and
-//! `crates/cli/tests/quiet_ack.rs` the result folders of the committed scenarios
+//! `crates/cli/tests/identical_results.rs` the result folders of the committed scenarios
 //! (`THINLAB_QUIET_ACK=off`).
 
 use super::{Ctx, LossRecovery, Phase};

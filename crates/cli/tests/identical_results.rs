@@ -1,11 +1,16 @@
-//! Loss recovery's shortcut for an ACK that can change nothing (thinlab-tcp,
-//! `recovery/manager/quiet.rs`) changes no result: every committed simulator scenario (not the
-//! emulation ones, nor the 3-minute capture one or the capture benchmark's), run with the
-//! shortcut and without it (`THINLAB_QUIET_ACK=off`), writes
-//! byte-identical result folders (all but the wall times of `timing.json` and `run.json`).
-//! The scenarios cover thin streams with every thin-stream mechanism and RDB, SACK recovery,
-//! RACK/TLP, D-SACK and PRR of the modern profile, linear timeouts, losses both ways and a
-//! dumbbell of bulk flows that fill a drop-tail queue.
+//! Switches that must change no result: every committed simulator scenario (not the emulation
+//! ones, nor the 3-minute capture one or the capture benchmark's), run with a switch on and off,
+//! writes byte-identical result folders (all but the wall times of `timing.json` and
+//! `run.json`). The scenarios cover thin streams with every thin-stream mechanism and RDB, SACK
+//! recovery, RACK/TLP, D-SACK and PRR of the modern profile, linear timeouts, losses both ways
+//! and a dumbbell of bulk flows that fill a drop-tail queue.
+//!
+//! - Loss recovery's shortcut for an ACK that can change nothing (thinlab-tcp,
+//!   `recovery/manager/quiet.rs`; `THINLAB_QUIET_ACK`).
+//! - The latency histograms built on a thread of their own (thinlab-sim,
+//!   `sim/histogram_thread.rs`; `THINLAB_HISTOGRAM_THREAD`), forced on for every run. The
+//!   dumbbell's run retires enough writes to start the thread; the others' histograms are built
+//!   by the collector on the run's thread.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,18 +43,15 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Runs `scenario` into `out`, with the shortcut on or off.
-fn run(scenario: &str, out: &Path, shortcut: bool) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_thinlab"));
-    cmd.current_dir(repo())
+/// Runs `scenario` into `out` with the environment variable `var` set to `value`.
+fn run(scenario: &str, out: &Path, var: &str, value: &str) {
+    let o = Command::new(env!("CARGO_BIN_EXE_thinlab"))
+        .current_dir(repo())
         .args(["run", scenario, "--quiet", "--out"])
-        .arg(out);
-    if shortcut {
-        cmd.env_remove("THINLAB_QUIET_ACK");
-    } else {
-        cmd.env("THINLAB_QUIET_ACK", "off");
-    }
-    let o = cmd.output().expect("run thinlab");
+        .arg(out)
+        .env(var, value)
+        .output()
+        .expect("run thinlab");
     assert!(
         o.status.success(),
         "{scenario}: {}",
@@ -75,16 +77,16 @@ fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     all
 }
 
-#[test]
-fn quiet_ack_shortcut_changes_no_result() {
+/// Runs every scenario with `var` set to `on` and to `off`, and compares the result folders.
+fn same_results_with_and_without(var: &str) {
     let tmp = tempfile::tempdir().expect("tempdir");
     for (i, scenario) in SCENARIOS.iter().enumerate() {
         let (with, without) = (
             tmp.path().join(format!("{i}-on")),
             tmp.path().join(format!("{i}-off")),
         );
-        run(scenario, &with, true);
-        run(scenario, &without, false);
+        run(scenario, &with, var, "on");
+        run(scenario, &without, var, "off");
         let (a, b) = (files(&with), files(&without));
         assert!(
             a.contains_key(Path::new("summary.json")),
@@ -98,9 +100,19 @@ fn quiet_ack_shortcut_changes_no_result() {
         for (name, bytes) in &a {
             assert!(
                 *bytes == b[name],
-                "{scenario}: {} differs with the quiet-ACK shortcut off",
+                "{scenario}: {} differs with {var}=off",
                 name.display()
             );
         }
     }
+}
+
+#[test]
+fn quiet_ack_shortcut_changes_no_result() {
+    same_results_with_and_without("THINLAB_QUIET_ACK");
+}
+
+#[test]
+fn histogram_thread_changes_no_result() {
+    same_results_with_and_without("THINLAB_HISTOGRAM_THREAD");
 }
