@@ -114,6 +114,14 @@ impl LatencyHistogram {
         self.total == 0
     }
 
+    /// `(value, count)` pairs held: the sorted runs and the unsorted tail, where equal values
+    /// added one after the other share a pair. Far fewer than [`len`](Self::len) when the
+    /// values repeat, as over a fixed path; as many when nearly every value is new, which is
+    /// what makes adding costly (the tail is sorted and merged).
+    pub fn stored(&self) -> usize {
+        self.entries.len()
+    }
+
     /// Distinct values.
     pub fn distinct(&self) -> usize {
         self.runs_ns().count()

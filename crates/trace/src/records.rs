@@ -122,6 +122,15 @@ pub struct RetiredWrites {
 pub struct RetiredLatencies([[LatencyHistogram; 2]; 3]);
 
 impl RetiredLatencies {
+    /// The pairs the six histograms hold and the values added to them
+    /// ([`LatencyHistogram::stored`], [`LatencyHistogram::len`]).
+    pub fn stored_and_added(&self) -> (usize, u64) {
+        self.0
+            .iter()
+            .flatten()
+            .fold((0, 0), |(s, n), h| (s + h.stored(), n + h.len()))
+    }
+
     /// Adds the latencies of write `w` (those of the milestones it reached).
     pub fn add(&mut self, w: &WriteRecord) {
         for m in [Milestone::App, Milestone::Transport, Milestone::Ack] {
