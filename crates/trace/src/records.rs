@@ -190,31 +190,22 @@ pub type WriteSink = Box<dyn FnMut(&WriteRecord) + Send>;
 /// latency histograms somewhere else ([`FlowRecorder::with_retire_sink`]).
 pub type RetireSink = Box<dyn FnMut(&[WriteRecord]) + Send>;
 
-/// A [`WriteSink`], opaque to `Debug`.
-#[derive(Default)]
-struct Sink(Option<WriteSink>);
+/// A sink the recorder may hold ([`WriteSink`], [`RetireSink`]), opaque to `Debug`.
+struct Opaque<T>(Option<T>);
 
-impl std::fmt::Debug for Sink {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() { "Sink" } else { "NoSink" })
+impl<T> Default for Opaque<T> {
+    fn default() -> Self {
+        Opaque(None)
     }
 }
 
-/// A [`RetireSink`], opaque to `Debug`.
-#[derive(Default)]
-struct RetireTo(Option<RetireSink>);
-
-impl std::fmt::Debug for RetireTo {
+impl<T> std::fmt::Debug for Opaque<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "RetireSink"
-        } else {
-            "Here"
-        })
+        f.write_str(if self.0.is_some() { "Some(..)" } else { "None" })
     }
 }
 
-impl Sink {
+impl Opaque<WriteSink> {
     fn take_all(&mut self, writes: &[WriteRecord]) {
         if let Some(sink) = &mut self.0 {
             writes.iter().for_each(sink);
@@ -250,11 +241,11 @@ pub struct FlowRecorder {
     /// (`rdb_repaired`). A later non-bundle transmission of the same range removes the entry.
     rdb_in_flight: BTreeMap<(u64, u64), u64>,
     /// Takes each write's record when it is retired or, still held, when the recording ends.
-    sink: Sink,
+    sink: Opaque<WriteSink>,
     rec: FlowRecords,
     /// Builds the retired writes' histograms instead of `rec.retired` (`None`: they are built
     /// here). Last: the prefetch takes the recorder up to the histograms.
-    retire_to: RetireTo,
+    retire_to: Opaque<RetireSink>,
 }
 
 /// A compacting recorder retires complete writes in batches of at least this many (and at
@@ -338,7 +329,7 @@ impl FlowRecorder {
     /// ([`FlowRecorder::finish`]); every write exactly once. Per-write records then need no
     /// memory here: the sink can write them out.
     pub fn with_sink(mut self, sink: WriteSink) -> Self {
-        self.sink = Sink(Some(sink));
+        self.sink = Opaque(Some(sink));
         self
     }
 
@@ -348,7 +339,7 @@ impl FlowRecorder {
     /// [`RetiredWrites::set_latencies`] before they are read. Counts, offsets and everything
     /// else are kept here as before.
     pub fn with_retire_sink(mut self, sink: RetireSink) -> Self {
-        self.retire_to = RetireTo(Some(sink));
+        self.retire_to = Opaque(Some(sink));
         self
     }
 

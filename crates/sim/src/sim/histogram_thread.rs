@@ -11,8 +11,8 @@
 //! recorder would have, so every result is the same.
 //!
 //! The thread starts only where it pays: once the run has retired `START_AFTER` writes (the
-//! thin-stream benchmark's 12 858 never do), and only if most of the latencies added so far
-//! were new values (`MOSTLY_NEW`; asked again each time the retired writes double). Where
+//! thin-stream benchmark's 12 858 never do), and only if at least a quarter of the latencies
+//! added so far were new values (`NEW_SHARE`; asked again each time the retired writes double). Where
 //! they repeat, as one stream's over a fixed path do, adding costs little, less than handing
 //! the writes over: the 100-hour thin stream ran 1–3 % slower with the thread. Until then
 //! the histograms are built on the run's thread, as a recorder would, and the thread takes
@@ -27,20 +27,22 @@ use thinlab_trace::{RetireSink, RetiredLatencies, WriteRecord};
 /// Retired writes (over all flows) before the thread may start.
 const START_AFTER: u64 = 16_384;
 /// The thread starts when at least this share of the values added so far are held as pairs of
-/// their own ([`RetiredLatencies::stored_and_added`]): a quarter.
-const MOSTLY_NEW: (usize, u64) = (1, 4);
-/// Retired writes per batch handed to the thread: 96 bytes each, so that a batch (96 KiB) is
-/// taken from the heap, not mapped afresh.
+/// their own ([`RetiredLatencies::stored_and_added`]): a quarter, as (numerator, denominator).
+const NEW_SHARE: (u64, u64) = (1, 4);
+/// Retired writes per batch handed to the thread, never more: 96 bytes each, so that a batch
+/// (96 KiB) is taken from the heap, not mapped afresh.
 const BATCH: usize = 1024;
 /// Batches that may wait for the thread: beyond them the run waits, so the memory in transit
-/// stays bounded however far the thread falls behind. The emptied ones come back for reuse.
+/// stays bounded (about a dozen batches in all, with the one being filled, the one being added
+/// and the emptied ones on their way back for reuse) however far the thread falls behind.
 const QUEUED: usize = 4;
 
 /// Retired writes, each with its flow.
 type Batch = Vec<(u32, WriteRecord)>;
 
-/// Collects the retired writes of a run's recorders and builds their histograms.
-pub(super) struct HistogramThread(Arc<Mutex<Collector>>);
+/// Collects the retired writes of a run's recorders and builds their histograms, on a thread
+/// of their own where that pays.
+pub(super) struct HistogramCollector(Arc<Mutex<Collector>>);
 
 struct Collector {
     /// Writes retired so far, over all flows.
@@ -63,11 +65,14 @@ enum Thread {
         handle: JoinHandle<Vec<RetiredLatencies>>,
     },
     CouldNotStart,
+    /// The histograms were collected ([`HistogramCollector::finish`]): no write may retire
+    /// after that.
+    Finished,
 }
 
-impl HistogramThread {
-    pub fn new(flows: usize) -> HistogramThread {
-        HistogramThread(Arc::new(Mutex::new(Collector {
+impl HistogramCollector {
+    pub fn new(flows: usize) -> HistogramCollector {
+        HistogramCollector(Arc::new(Mutex::new(Collector {
             retired: 0,
             next_ask: START_AFTER,
             here: vec![RetiredLatencies::default(); flows],
@@ -88,8 +93,7 @@ impl HistogramThread {
     /// panicked.
     pub fn finish(self) -> Vec<RetiredLatencies> {
         let mut c = lock(&self.0);
-        let Thread::Running { to, handle, .. } =
-            std::mem::replace(&mut c.thread, Thread::NotStarted)
+        let Thread::Running { to, handle, .. } = std::mem::replace(&mut c.thread, Thread::Finished)
         else {
             return std::mem::take(&mut c.here);
         };
@@ -107,36 +111,54 @@ impl Collector {
         self.retired += writes.len() as u64;
         if matches!(self.thread, Thread::NotStarted) && self.retired >= self.next_ask {
             self.next_ask = 2 * self.retired;
-            if mostly_new(&self.here) {
+            if new_share_reached(&self.here) {
                 self.thread = start(&mut self.here);
-                self.batch.reserve_exact(BATCH + 64);
+                if matches!(self.thread, Thread::Running { .. }) {
+                    self.batch = Vec::with_capacity(BATCH);
+                }
             }
         }
         let Thread::Running { to, back, .. } = &mut self.thread else {
+            assert!(
+                !matches!(self.thread, Thread::Finished),
+                "a write retired after the run's histograms were collected"
+            );
             let h = &mut self.here[flow as usize];
             writes.iter().for_each(|w| h.add(w));
             return;
         };
-        self.batch.extend(writes.iter().map(|w| (flow, *w)));
-        if self.batch.len() >= BATCH {
-            let empty = back
-                .try_recv()
-                .unwrap_or_else(|_| Vec::with_capacity(BATCH + 64));
-            let full = std::mem::replace(&mut self.batch, empty);
-            // An error means the thread has ended, by a panic that `finish` raises.
-            let _ = to.send(full);
+        let mut rest = writes;
+        while !rest.is_empty() {
+            let room = BATCH - self.batch.len();
+            let (now, later) = rest.split_at(room.min(rest.len()));
+            self.batch.extend(now.iter().map(|w| (flow, *w)));
+            rest = later;
+            if self.batch.len() == BATCH {
+                let empty = back
+                    .try_recv()
+                    .unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                let full = std::mem::replace(&mut self.batch, empty);
+                // An error means the thread has ended, by a panic that `finish` raises.
+                let _ = to.send(full);
+            }
         }
     }
 }
 
-/// Whether most of the values added to `h` so far were new ones (`MOSTLY_NEW`), which are
+/// Whether at least `NEW_SHARE` of the values added to `h` so far were new ones, which are
 /// what makes adding costly.
-fn mostly_new(h: &[RetiredLatencies]) -> bool {
+fn new_share_reached(h: &[RetiredLatencies]) -> bool {
     let (stored, added) = h.iter().fold((0, 0), |(s, n), l| {
         let (ls, ln) = l.stored_and_added();
-        (s + ls, n + ln)
+        (s + ls as u64, n + ln)
     });
-    added > 0 && stored as u64 * MOSTLY_NEW.1 >= added * MOSTLY_NEW.0 as u64
+    added > 0 && stored * NEW_SHARE.1 >= added * NEW_SHARE.0
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Threads started from this thread (tests).
+    static STARTED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 /// Starts the thread that goes on building the histograms `here` (which it takes) from the
@@ -162,6 +184,8 @@ fn start(here: &mut Vec<RetiredLatencies>) -> Thread {
         });
     match spawned {
         Ok(handle) => {
+            #[cfg(test)]
+            STARTED.with(|n| n.set(n.get() + 1));
             let _ = hand_over.send(std::mem::take(here));
             Thread::Running { to, back, handle }
         }
@@ -194,8 +218,10 @@ mod tests {
         }
     }
 
-    /// Histograms built through the collector (with and without its thread) equal those a
-    /// recorder would have built itself: the same latencies, flow by flow, in write order.
+    /// Histograms built through the collector, with its thread, equal those built by adding
+    /// each flow's writes in write order (`RetiredLatencies::add`, what a recorder does): for
+    /// retires of one write, of 32 and of 1 000 (which fill the thread's batches part way and
+    /// overflow them).
     #[test]
     fn builds_what_the_recorders_would() {
         let flows = 3;
@@ -206,36 +232,66 @@ mod tests {
         for (f, w) in &writes {
             expected[*f].add(w);
         }
-        for batch_len in [1, 32, 1000] {
-            let t = HistogramThread::new(flows);
+        for retire_len in [1, 32, 1000] {
+            let t = HistogramCollector::new(flows);
             let mut sinks: Vec<RetireSink> = (0..flows).map(|f| t.sink(f)).collect();
-            for chunk in writes.chunks(batch_len) {
-                for (f, w) in chunk {
-                    sinks[*f](std::slice::from_ref(w));
+            // each flow's writes, handed over `retire_len` at a time, the flows taking turns
+            let by_flow: Vec<Vec<WriteRecord>> = (0..flows)
+                .map(|f| writes.iter().filter(|w| w.0 == f).map(|w| w.1).collect())
+                .collect();
+            let turns = by_flow.iter().map(|w| w.len()).max().unwrap_or(0);
+            for from in (0..turns).step_by(retire_len) {
+                for (f, ws) in by_flow.iter().enumerate() {
+                    if from < ws.len() {
+                        sinks[f](&ws[from..(from + retire_len).min(ws.len())]);
+                    }
                 }
             }
             let started = matches!(lock(&t.0).thread, Thread::Running { .. });
             assert!(started, "{} writes started no thread", writes.len());
             drop(sinks);
             let got = t.finish();
-            assert_eq!(got, expected, "batches of {batch_len}");
+            assert_eq!(got, expected, "retires of {retire_len}");
             let app = |h: &RetiredLatencies| {
                 let mut r = thinlab_trace::records::RetiredWrites::default();
                 r.set_latencies(h.clone());
                 r.latency(Milestone::App, Origin::Write).len()
             };
-            assert_eq!(
-                app(&got[0]),
-                writes.iter().filter(|w| w.0 == 0).count() as u64
-            );
+            assert_eq!(app(&got[0]), by_flow[0].len() as u64);
         }
+    }
+
+    /// A run through the collector, whose thread starts (the dumbbell benchmark's first 25 s:
+    /// 24 CBR flows' distinct latencies over a shared queue), has the results of a run without
+    /// it.
+    #[test]
+    fn a_run_with_the_thread_has_the_same_results() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../bench/thinlab/dumbbell.toml"
+        );
+        let text = std::fs::read_to_string(path).expect("the dumbbell benchmark's scenario");
+        let text = text.replace("duration = \"100s\"", "duration = \"25s\"");
+        let s = crate::Scenario::from_toml_str(&text).expect("scenario");
+        assert_eq!(s.duration, std::time::Duration::from_secs(25));
+        let without = crate::sim::run(&s, s.seed);
+        let before = STARTED.with(|n| n.get());
+        let keep = crate::sim::Keep {
+            histograms_on_thread: true,
+            ..Default::default()
+        };
+        let with = crate::sim::run_keeping(&s, s.seed, keep, &mut |_| {});
+        assert_eq!(STARTED.with(|n| n.get()), before + 1, "no thread started");
+        // the CBR flows (the first 24) retired writes; the bulk flows' few large ones need not
+        assert!(with.flows[..24].iter().all(|f| f.records.retired.count > 0));
+        assert_eq!(with, without);
     }
 
     /// Latencies that repeat start no thread, however many writes retire; the histograms are
     /// still built.
     #[test]
     fn repeated_latencies_start_no_thread() {
-        let t = HistogramThread::new(1);
+        let t = HistogramCollector::new(1);
         let mut sink = t.sink(0);
         let mut expected = RetiredLatencies::default();
         for i in 0..4 * START_AFTER {
@@ -252,7 +308,7 @@ mod tests {
     /// histograms.
     #[test]
     fn few_writes_start_no_thread() {
-        let t = HistogramThread::new(2);
+        let t = HistogramCollector::new(2);
         let mut sink = t.sink(1);
         sink(&[write(1, 5_000), write(2, 6_000)]);
         assert!(matches!(lock(&t.0).thread, Thread::NotStarted));

@@ -39,7 +39,7 @@ use crate::result::{FlowResult, RunResult};
 use crate::rng::{stream, Component};
 use crate::scenario::{Direction, Scenario};
 use flow_end::{complete, flow_done, flow_status, service_may_end};
-use histogram_thread::HistogramThread;
+use histogram_thread::HistogramCollector;
 use net::Net;
 use rand::Rng as _;
 use shared_config::shared_configs;
@@ -134,7 +134,7 @@ impl Keep<'_> {
         }
         // A recorder that keeps every write retires none.
         if histograms_on_thread(self.histograms_on_thread) && !self.all_writes {
-            let thread = HistogramThread::new(sim.flows.len());
+            let thread = HistogramCollector::new(sim.flows.len());
             for (f, fl) in sim.flows.iter_mut().enumerate() {
                 fl.recorder = std::mem::take(&mut fl.recorder).with_retire_sink(thread.sink(f));
             }
@@ -291,7 +291,7 @@ struct Sim<'a> {
     /// Prefetch the next event's state (many flows: their state exceeds the caches).
     prefetch: bool,
     /// Builds the retired writes' histograms beside the run ([`Keep::histograms_on_thread`]).
-    histograms: Option<HistogramThread>,
+    histograms: Option<HistogramCollector>,
     /// Each flow's TCP configuration, one allocation for consecutive flows with equal ones.
     configs: Vec<Arc<TcpConfig>>,
     /// Tests: service the endpoint in full on a timer event whose deadline moved later, as
@@ -690,7 +690,7 @@ impl<'a> Sim<'a> {
 
     fn finish(mut self, now: u64, events: u64, drain_bound_hit: bool) -> RunResult {
         let end = Instant::from_nanos(now);
-        let mut latencies = self.histograms.take().map(HistogramThread::finish);
+        let mut latencies = self.histograms.take().map(HistogramCollector::finish);
         let stop = self.stop;
         let links = self.net.link_reports();
         let drops = self.net.drops();
