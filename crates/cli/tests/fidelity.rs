@@ -93,19 +93,33 @@ fn a_lossless_stream_matches_the_kernel_and_the_report_says_so() {
     let j2: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("fidelity.json")).unwrap()).unwrap();
     assert_eq!(j["blocks"], j2["blocks"]);
-    // an idle machine: no lateness warning; an emulator 30 ms late in one run: the report says so
+    // The report warns of a late emulator exactly when the runs' recorded lateness says so:
+    // on an idle machine not at all (this VM is not always idle: a run was once 2.8 ms late
+    // while nothing else ran, so the test follows the record instead of assuming idleness).
     let md = std::fs::read_to_string(out.join("fidelity.md")).unwrap();
-    assert!(!md.contains("the emulator delivered packets late"), "{md}");
     let summary_path = out.join("kernel/summary.json");
     let mut summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&summary_path).unwrap()).unwrap();
+    let runs = summary["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    let recorded = thinlab_cli::health::emulator_late_in(runs.iter().map(|r| &r["emu"]));
+    match &recorded {
+        None => assert!(!md.contains("the emulator delivered packets late"), "{md}"),
+        Some(w) => assert!(md.contains(w.as_str()), "{w}\n{md}"),
+    }
+    let second_late = thinlab_cli::health::emulator_late_in(std::iter::once(&runs[1]["emu"]));
+    let late_runs = 1 + usize::from(second_late.is_some());
+    // an emulator 30 ms late in one run: the report says so
     summary["runs"][0]["emu"]["lateness_us"]["max"] = 30_000.0.into();
     summary["runs"][0]["emu"]["lateness_us"]["over_1ms"] = 3.into();
     std::fs::write(&summary_path, summary.to_string()).unwrap();
     compare_only();
     let md = std::fs::read_to_string(out.join("fidelity.md")).unwrap();
+    // late in 1 of 2 runs, or in both if the second was late by itself
     assert!(
-        md.contains("the emulator delivered packets late in 1 of 2 runs (the worst by 30.0 ms"),
+        md.contains(&format!(
+            "the emulator delivered packets late in {late_runs} of 2 runs (the worst by 30.0 ms"
+        )),
         "{md}"
     );
 }
