@@ -155,14 +155,11 @@ impl RetiredWrites {
         self.latency = latencies;
     }
 
-    /// Counts `w` as retired; its latencies go into the histograms here (`histograms`) or to a
-    /// retire sink.
-    fn retire(&mut self, w: &WriteRecord, histograms: bool) {
+    /// Counts `w` as retired (its latencies go to the histograms separately: here or to a retire
+    /// sink).
+    fn note_retired(&mut self, w: &WriteRecord) {
         self.count += 1;
         self.end = w.end;
-        if histograms {
-            self.latency.add(w);
-        }
     }
 }
 
@@ -356,12 +353,12 @@ impl FlowRecorder {
         if done < RETIRE_BATCH || done * 2 < self.rec.writes.len() {
             return;
         }
-        let histograms_here = self.retire_to.0.is_none();
-        for w in &self.rec.writes[..done] {
-            self.rec.retired.retire(w, histograms_here);
-        }
-        if let Some(to) = &mut self.retire_to.0 {
-            to(&self.rec.writes[..done]);
+        let retired = &mut self.rec.retired;
+        let writes = &self.rec.writes[..done];
+        writes.iter().for_each(|w| retired.note_retired(w));
+        match &mut self.retire_to.0 {
+            Some(to) => to(writes),
+            None => writes.iter().for_each(|w| retired.latency.add(w)),
         }
         if let Some(series) = &mut self.rec.series {
             push_delivered(series, &self.rec.writes[..done]);
