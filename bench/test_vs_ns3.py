@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tests of the vs-ns3 harness's bookkeeping (bench/vs_ns3_record.py, bench/vs_ns3_report.py)
 on made-up runs: what a record takes from each simulator's output, that every simulator's
-figure is its best of N, that the ratios divide the right spans and that the goal verdict
+figure is its best of N, that the ratios divide the right spans, that the ratios within rounds
+pair each run with its own round's, that the machine is named, and that the goal verdict
 follows the wall-time ratio. Run: python3 -m unittest discover -s bench -p 'test_*.py'
 """
 import json
@@ -75,15 +76,63 @@ class RecordTest(unittest.TestCase):
 
 
 class ReportTest(unittest.TestCase):
-    def report(self, recs, goal=100, build=None, ns3_build=None):
+    def report(self, recs, goal=100, build=None, ns3_build=None, env=None):
         with tempfile.TemporaryDirectory() as d:
             write(f"{d}/runs.jsonl", "".join(json.dumps(r) + "\n" for r in recs))
             args = [sys.executable, f"{HERE}/vs_ns3_report.py", d, str(goal),
                     "load average: 1.00"] + ([build] if build else [])
             args += [ns3_build] if ns3_build else []
-            out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+            out = subprocess.run(args, capture_output=True, text=True, check=True,
+                                 env={**os.environ, **(env or {})}).stdout
             with open(f"{d}/vs-ns3.json") as f:
                 return out, json.load(f)
+
+    def test_the_machine_is_named(self):
+        recs = [{"sim": "thinlab", "workload": "dumbbell", "run": 1, "process_wall_s": 0.2,
+                 "process_cpu_s": 0.2, "sim_wall_s": 0.15}]
+        with tempfile.TemporaryDirectory() as d:
+            write(f"{d}/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
+                  "model\t\t: 1\nmodel name\t: AMD EPYC\n\nprocessor\t: 1\ncpu family\t: 99\n")
+            for i, (level, kind, size) in enumerate([(1, "Data", "32K"), (1, "Instruction", "32K"),
+                                                     (2, "Unified", "512K"),
+                                                     (3, "Unified", "32768K")]):
+                write(f"{d}/cache/index{i}/level", f"{level}\n")
+                write(f"{d}/cache/index{i}/type", f"{kind}\n")
+                write(f"{d}/cache/index{i}/size", f"{size}\n")
+            out, res = self.report(recs, env={"VS_NS3_CPUINFO": f"{d}/cpuinfo",
+                                              "VS_NS3_CACHES": f"{d}/cache"})
+        h = res["host"]
+        self.assertEqual((h["cpu"], h["cpu_family"], h["cpu_model"]), ("AMD EPYC", "25", "1"))
+        self.assertEqual(h["caches"], {"L1d": "32K", "L1i": "32K", "L2": "512K", "L3": "32768K"})
+        self.assertIn("AMD EPYC (family 25, model 1); L1d 32K, L1i 32K, L2 512K, L3 32768K", out)
+
+    def test_ratios_within_rounds(self):
+        """Each round's ns-3 run is divided by the same round's thinlab run; the best-of-N
+        ratio divides the bests, which may come from different rounds."""
+        tl = lambda i, w, s: {"sim": "thinlab", "workload": "dumbbell", "run": i,
+                              "process_wall_s": w, "process_cpu_s": w, "sim_wall_s": s}
+        ns = lambda i, w: {"sim": "ns-3", "workload": "dumbbell", "run": i,
+                           "process_wall_s": 30, "process_cpu_s": 25, "sim_wall_s": w,
+                           "sim_cpu_s": w}
+        # a slow second round for both: the per-round ratios stay 100, 100, 80
+        recs = [tl(1, 0.2, 0.1), ns(1, 20.0), tl(2, 0.4, 0.2), ns(2, 40.0),
+                tl(3, 0.25, 0.125), ns(3, 20.0)]
+        out, res = self.report(recs)
+        w = res["workloads"]["dumbbell"]
+        self.assertAlmostEqual(w["ratio_ns3_over_thinlab_process_wall"], 100.0)
+        rr = w["ratio_ns3_over_thinlab_process_wall_rounds"]
+        self.assertEqual(rr["rounds"], 3)
+        self.assertAlmostEqual(rr["median"], 100.0)
+        self.assertAlmostEqual(rr["min"], 80.0)
+        self.assertAlmostEqual(rr["max"], 100.0)
+        rs = w["ratio_ns3_over_thinlab_sim_rounds"]
+        self.assertAlmostEqual(rs["median"], 200.0)
+        self.assertIn("median  100.0x, range 80.00-100.00x (3 rounds)", out)
+        # rounds without their thinlab run (the second, a fourth) are left out
+        out, res = self.report(recs[:2] + recs[3:] + [ns(4, 1.0)])
+        rr = res["workloads"]["dumbbell"]["ratio_ns3_over_thinlab_process_wall_rounds"]
+        self.assertEqual(rr["rounds"], 2)
+        self.assertAlmostEqual(rr["median"], 90.0)
 
     def test_the_timed_build_is_named(self):
         recs = [{"sim": "thinlab", "workload": "dumbbell", "run": 1, "process_wall_s": 0.2,

@@ -4,11 +4,12 @@
 #   bench/vs-ns3.sh [OUT_DIR]          (default OUT_DIR: target/bench-vs-ns3)
 #
 # Builds thinlab in release, installs ns-3 from PyPI if `from ns import ns` fails, then runs
-# both workloads in every simulator on this machine, one after the other, RUNS times each:
+# both workloads in every simulator on this machine, RUNS rounds of one run of each in turn:
 #   (a) thin_stream: 120 B / 140 ms for 30 min, 100 ms RTT, 0.5 % loss
 #   (b) dumbbell:    24 CBR (300 kbit/s) + 24 bulk flows, 25 Mbit/s bottleneck, 100 s
 # and prints best-of-RUNS wall and CPU times, the ratios ns-3 Run() / thinlab's whole process
-# (goal: >= GOAL, default 100, on both), and side by side what each simulator did.
+# (goal: >= GOAL, default 100, on both; also the median and range of the rounds' own ratios),
+# the machine's CPU and caches, and side by side what each simulator did.
 # Writes OUT_DIR/vs-ns3.json and keeps every run's output under OUT_DIR.
 #
 # Environment: RUNS (default 3, the same N for every simulator and workload),
@@ -145,19 +146,18 @@ for w in $WORKLOADS; do
         tl_args=(--set "duration=${DUMBBELL_DURATION}s"); ns_args=(--duration "$DUMBBELL_DURATION")
         ht_args=(-dur "$DUMBBELL_DURATION"); htsim="${HTSIM_DUMBBELL:-}"
     fi
+    # Round i runs every simulator once, in turn: on a machine whose speed drifts from one
+    # minute to the next, the runs of one round meet the same machine, and the report gives
+    # the per-round ratios beside the best-of-N ones.
     for ((i = 1; i <= RUNS; i++)); do
         d="$OUT/thinlab-$w-$i"
         run thinlab "$w" "$i" "$d" "$BIN" run "$scen" --quiet --out "$d/out" "${tl_args[@]}"
-    done
-    for ((i = 1; i <= RUNS; i++)); do
         # about 15 s of Python import and cling JIT before each simulation
         run ns-3 "$w" "$i" "$OUT/ns3-$w-$i" "$PYTHON" "$ROOT/$nsscript" "${ns_args[@]}"
-    done
-    if [[ -n "$htsim" ]]; then
-        for ((i = 1; i <= RUNS; i++)); do
+        if [[ -n "$htsim" ]]; then
             run htsim "$w" "$i" "$OUT/htsim-$w-$i" "$htsim" "${ht_args[@]}"
-        done
-    fi
+        fi
+    done
 done
 
 # --- report ------------------------------------------------------------------------------
