@@ -16,7 +16,13 @@ fn main() {
     let sizes: Vec<usize> = {
         let args: Vec<usize> = std::env::args()
             .skip(1)
-            .map(|a| a.parse().expect("sizes in MiB"))
+            .map(|a| match a.parse::<usize>() {
+                Ok(mib) if mib > 0 => mib,
+                _ => {
+                    eprintln!("cache_latency: sizes are whole MiB of at least 1, got '{a}'");
+                    std::process::exit(2);
+                }
+            })
             .collect();
         if args.is_empty() {
             vec![1, 4, 8, 12, 16, 20, 24, 32, 48, 64, 128, 256]
