@@ -12,6 +12,7 @@ import datetime
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 
@@ -33,12 +34,6 @@ def fx(v):
     return "n/a" if v is None else f"{v:.1f}x"
 
 
-def median(vals):
-    vals = sorted(vals)
-    n = len(vals)
-    return (vals[n // 2] + vals[(n - 1) // 2]) / 2 if n else None
-
-
 def round_ratios(others, thinlab, other_key, thinlab_key):
     """The ratio other / thinlab within each round (runs paired by their number): median,
     range and how many rounds had both figures; None without a pair."""
@@ -47,7 +42,7 @@ def round_ratios(others, thinlab, other_key, thinlab_key):
          if isinstance(r.get(other_key), (int, float)) and tl.get(r["run"])]
     if not q:
         return None
-    return {"median": median(q), "min": min(q), "max": max(q), "rounds": len(q)}
+    return {"median": statistics.median(q), "min": min(q), "max": max(q), "rounds": len(q)}
 
 
 def machine(cpuinfo="/proc/cpuinfo", caches="/sys/devices/system/cpu/cpu0/cache"):
