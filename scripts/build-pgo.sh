@@ -85,6 +85,7 @@ rm -rf "$WORK/thinlab"
 # the compiler wrapper scripts/pgo-rustc.sh (cargo's RUSTC_WORKSPACE_WRAPPER), and are compiled
 # again for each phase. Before, both builds compiled everything, dependencies instrumented too.
 BUILD="$WORK/build"
+rm -rf "$WORK/gen" "$WORK/use" # the two target directories of the script before 2026-11-29
 export CARGO_ENCODED_RUSTFLAGS
 CARGO_ENCODED_RUSTFLAGS="$(flags_with "$ALIGN" ${STATIC[@]+"${STATIC[@]}"})"
 # thinlab's own crates in the binary (the packages with a path inside this repository)
