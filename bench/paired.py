@@ -3,8 +3,8 @@
 `--cli` of whole `thinlab run` processes (the simulation's ns/event from their `timing.json`).
 
 On a shared machine the speed of memory-bound runs drifts by tens of percent within minutes
-(docs/performance.md, "Hot fields first"), so two builds are compared in alternation: each
-round runs every build once (the order reversed every other round), and the change is the
+(docs/performance/many-flows.md, "Hot fields first"), so two builds are compared in alternation:
+each round runs every build once (the order reversed every other round), and the change is the
 median of the per-round ratios against the first build, with how many rounds it was lower.
 
     cargo build --release -p thinlab-sim --example profile   # once per build, copied aside
@@ -13,13 +13,14 @@ median of the per-round ratios against the first build, with how many rounds it 
 
 `--copy` also times a byte-identical copy of the first build (beside it, in a file of its own)
 as one more build: its change against the first is the comparison's noise floor. Copies of one
-binary have measured apart by more than 3 % (docs/performance.md, "Copies of one binary").
+binary have measured apart by more than 3 % (docs/performance/many-flows.md, "Copies of one
+binary").
 
 Before the rounds, each build's file is dropped from the page cache and run once untimed, so
 that every build's pages are read in the same way (by the kernel's readahead at its first
 run), whatever wrote them and when. In one series a fresh copy of a static build ran 21 %
 slower than an older copy of it, until its file was dropped from the cache and read in again
-(docs/performance.md, "A static binary for the benchmarks"). `--keep-cache` leaves the cache
+(docs/performance/builds.md, "A static binary for the benchmarks"). `--keep-cache` leaves the cache
 as it is.
 """
 

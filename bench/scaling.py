@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scaling benchmark: how the simulator's cost per event and its memory grow with the number of
 flows, the simulated time and the bandwidth, and how the whole command's time grows with the
-number of configurations of a sweep (docs/performance.md, "Scaling").
+number of configurations of a sweep (docs/performance/many-flows.md, "Scaling").
 
 For each case it writes a scenario, runs `thinlab run SCENARIO --quiet --jobs 1` under
 `/usr/bin/time`, and prints one markdown row: flows, simulated time, bandwidth, events,

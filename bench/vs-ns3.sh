@@ -18,7 +18,7 @@
 #   THINLAB_BIN (target/release/thinlab; with PGO=1 target/pgo/thinlab), PGO=1 to build and
 #   time the profile-guided build (scripts/build-pgo.sh), DUMBBELL_DURATION (seconds, default 100: both
 #   simulators), GOAL (100), HTSIM_DUMBBELL / HTSIM_THIN_STREAM (optional: locally built htsim
-#   drivers of the workloads, run RUNS times; see docs/performance.md, "Against htsim"),
+#   drivers of the workloads, run RUNS times; see docs/performance/comparisons.md, "Against htsim"),
 #   NS3_BUILD (optional: an ns-3.44 source tree configured with --enable-python-bindings and
 #   built, e.g. with --build-profile=optimized; its bindings are timed instead of the PyPI
 #   wheel's; see bench/README.md, "ns-3's build").

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""thinlab against ns-3 as the number of flows grows (docs/performance.md, "Against ns-3 at
-scale").
+"""thinlab against ns-3 as the number of flows grows (docs/performance/comparisons.md, "Against ns-3
+at scale").
 
 N thin streams (120 B every 140 ms, 100 ms RTT, 0.5 % loss, 1 Gbit/s, 1 000-packet queue)
 between two hosts, in both simulators: `bench/scaling.py`'s scenario in thinlab (simulation

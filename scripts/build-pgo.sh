@@ -5,12 +5,12 @@
 # form); LLVM merges the counts, and the release build then uses them to decide what to
 # inline and how to lay out the hot paths (every loop aligned to 64 bytes, so that the layout
 # varies less from build to build). The simulator runs 10–20 % faster, and
-# every result is byte-identical to a plain build's (docs/performance.md, "Profile-guided
+# every result is byte-identical to a plain build's (docs/performance/builds.md, "Profile-guided
 # build").
 #
 # On Linux with glibc the binary links glibc statically: the thin-stream benchmark's whole
 # process runs 12–14 % faster, the dumbbell's simulation 0–2 %, a long single stream 3–4 %
-# slower (docs/performance.md, "A static binary for the benchmarks").
+# slower (docs/performance/builds.md, "A static binary for the benchmarks").
 #
 #   scripts/build-pgo.sh             # -> target/pgo/thinlab
 #   scripts/build-pgo.sh --install   # and copies it to ~/.cargo/bin/thinlab (as cargo install)
@@ -54,7 +54,7 @@ flags_with() {
 # Every loop starts on a 64-byte boundary. Two PGO builds of nearly the same simulation code
 # (80.68 and 80.58 M instructions on the thin stream) otherwise ran 22 % apart, by where their
 # hot loops fell; built with this, the slower one's code came within 2.4 % of the faster build
-# (one pair measured: docs/performance.md, "Loops aligned in the PGO build").
+# (one pair measured: docs/performance/many-flows.md, "Loops aligned in the PGO build").
 ALIGN="-Cllvm-args=-align-loops=64"
 # glibc linked statically (`crt-static`, on Linux with glibc only): no dynamic loader, no
 # relocations at start-up, direct calls into glibc. A plain release build so linked ran the
@@ -119,7 +119,7 @@ log "2/3 training runs"
 # The training set: what thinlab is used for, one run at a time (--jobs 1). With PGO's
 # instrumentation the counters are plain increments, and two threads running the simulator (or
 # a run's metrics) at once lose some of them at random, so that two profiles of the same
-# training differed (docs/performance.md, "Profile-guided build"). Atomic counters would keep
+# training differed (docs/performance/builds.md, "Profile-guided build"). Atomic counters would keep
 # them, but made the training slower than running it on one thread.
 t="$WORK/thinlab.gen"
 cp "$BUILD/$host/release/thinlab" "$t"

@@ -9,7 +9,7 @@ all be lost. TCP NewReno, SACK on, Nagle off, MinRto 200 ms (Linux-like). The se
 simulator; the run is then allowed to drain for --drain seconds.
 
 `--flows N` runs N such streams between the same two nodes (ports 5000…, starts spread over
-the first 140 ms), for the scaling comparison of docs/performance.md ("Against ns-3 at
+the first 140 ms), for the scaling comparison of docs/performance/comparisons.md ("Against ns-3 at
 scale"); `--bandwidth` sets the link's rate.
 
 Prints one JSON line: wall_s is the wall time of Simulator::Run() only (time.perf_counter).

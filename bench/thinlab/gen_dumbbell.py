@@ -5,7 +5,7 @@ Each sender sits behind its own 10 Mbit/s access link with 2.5 ms each way (flow
 the bottleneck adds 22.5 ms each way (network rtt 45 ms): 50 ms RTT, the same hops and
 delays as bench/ns3/dumbbell.py (flow i starts at i*10 ms; no receiver-side access hop).
 Delayed ACKs are off on both sides: ns-3's (every 2nd segment or 200 ms) against a 200 ms
-minimum RTO made its small-window flows time out spuriously (docs/performance.md).
+minimum RTO made its small-window flows time out spuriously (docs/performance/comparisons.md).
 
     python3 bench/thinlab/gen_dumbbell.py [--cbr 24] [--bulk 24] > bench/thinlab/dumbbell.toml
 """

@@ -34,7 +34,7 @@ fn main() {
     }
     // A position-dependent executable on Linux: the loader then has 162 relocations to apply at
     // start instead of 16 680, whose pages it reads and copies before `main` (`--version`:
-    // 0.12 ms less CPU, docs/performance.md). The libraries are linked as before.
+    // 0.12 ms less CPU, docs/performance/many-flows.md). The libraries are linked as before.
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }

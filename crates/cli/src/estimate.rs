@@ -2,7 +2,7 @@
 //! many writes (delivery records) and events the runs will make and how much memory they
 //! need at once; a scenario that cannot fit is refused with exit code 2 unless `--force`.
 //!
-//! Memory model (measured on the release build, rounded up; docs/performance.md, "The memory
+//! Memory model (measured on the release build, rounded up; docs/performance/memory.md, "The memory
 //! estimate"). While a run is simulated:
 //! - each flow costs [`BYTES_PER_FLOW_RUNNING`] (its endpoints, recorder, path, held writes);
 //! - the data its buffers hold costs [`BYTES_PER_HELD_SEGMENT`] per segment (payload is a

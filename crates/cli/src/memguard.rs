@@ -95,8 +95,8 @@ pub const SHARE: f64 = 0.8;
 ///
 /// The limits are read by the watchdog's own thread, which then arms the allocator's check,
 /// while the command goes on: this step of a run's start went from 0.17–0.20 to 0.05–0.09 ms
-/// on the main thread (the thin-stream benchmark, docs/performance.md). Allocations made
-/// before the check is armed (the thread's first fraction of a millisecond, while the command
+/// on the main thread (the thin-stream benchmark, docs/performance/thin-stream.md). Allocations
+/// made before the check is armed (the thread's first fraction of a millisecond, while the command
 /// line and the scenario are read) are not checked.
 pub fn start() {
     let spawned = std::thread::Builder::new()

@@ -182,7 +182,7 @@ pub fn write_folder(
     // thread has created the folder (a sweep of 200 small runs failed so, once, in CI).
     std::fs::create_dir_all(out)
         .with_context(|| format!("creating the output directory {}", out.display()))?;
-    // A thread pays off only for large results (docs/performance.md).
+    // A thread pays off only for large results (docs/performance/thin-stream.md).
     let flows: usize = results.runs.iter().map(|r| r.flows.len()).sum();
     let threads = if flows >= 16 { threads } else { 1 };
     let lines = results.lines_on(threads);

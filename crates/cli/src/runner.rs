@@ -135,7 +135,7 @@ pub fn run_all(
     };
     let mut runs: Vec<Option<RunOutput>> = if single {
         // No pool to start (and stop) for one run: the thin-stream benchmark's process
-        // spent 0.4 of its 9.3 ms of CPU on it (docs/performance.md).
+        // spent 0.4 of its 9.3 ms of CPU on it (docs/performance/many-flows.md).
         jobs.iter().enumerate().map(one).collect::<Result<_>>()?
     } else {
         let pool = rayon::ThreadPoolBuilder::new()
@@ -253,7 +253,7 @@ fn run_one(
         s.finish(store)?;
     }
     tracker.done();
-    // Threads pay off only when there is enough to compute (docs/performance.md).
+    // Threads pay off only when there is enough to compute (docs/performance/thin-stream.md).
     let writes: u64 = result.flows.iter().map(|f| f.records.write_count()).sum();
     let threads = if writes >= PARALLEL_METRICS_WRITES {
         output_threads

@@ -12,8 +12,8 @@
 //!   that no retransmission, probe or bundle happened). Every hook of a mechanism that is
 //!   off returns at its first check of `cfg.mechanisms`, so the off path does a subset of
 //!   the idle path's work: idle ≈ off bounds the cost of the mechanisms' code on the path
-//!   (docs/performance.md reports the ratios of one run). Both runs use SACK, which TLP and
-//!   RACK need, so the comparison changes nothing but the mechanism list. `bulk_idle_<name>`
+//!   (docs/performance/thin-stream.md reports the ratios of one run). Both runs use SACK, which TLP
+//!   and RACK need, so the comparison changes nothing but the mechanism list. `bulk_idle_<name>`
 //!   turns on one mechanism at a time, to attribute the difference.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

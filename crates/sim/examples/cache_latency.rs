@@ -2,7 +2,7 @@
 //! cyclic permutation of 64-byte lines (each load's address is the previous load's value, so
 //! no two loads overlap and no prefetcher can guess the next line). Where the latency jumps is
 //! the cache the machine really gives this process, which on a shared virtual machine can be
-//! less than the size the CPU reports (docs/performance.md, "Hot fields first").
+//! less than the size the CPU reports (docs/performance/many-flows.md, "Hot fields first").
 //!
 //! `cargo run --release -p thinlab-sim --example cache_latency [MiB ...]`
 

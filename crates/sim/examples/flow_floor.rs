@@ -14,8 +14,8 @@
 //! two stages of `thinlab_sim`'s own prefetch, but exact: only the lines the event will touch
 //! (`whole`: every inline line of the flow).
 //!
-//! The question it answers (docs/performance.md, "The floor at 10 000 flows"): how small must
-//! a flow's hot state be for 10 000 flows to cost at most 1.5× the single flow per event.
+//! The question it answers (docs/performance/many-flows.md, "The floor at 10 000 flows"): how small
+//! must a flow's hot state be for 10 000 flows to cost at most 1.5× the single flow per event.
 //!
 //! `cargo run --release -p thinlab-sim --example flow_floor -- [work] [flows,...] [bytes,...]
 //! [outboard share] [events per flow] [event|whole]`

@@ -27,7 +27,7 @@ use rand_distr::{Distribution, Exp};
 
 #[derive(Debug)]
 // In declaration order (repr(C)): what each write reads first, the random stream and the profile
-// last (docs/performance.md, "Hot fields first").
+// last (docs/performance/many-flows.md, "Hot fields first").
 #[repr(C)]
 pub struct Source {
     app: App,

@@ -12,8 +12,8 @@
 //!
 //! Lookups on an empty set return before touching the map: a `BTreeMap` emptied by removals
 //! keeps its root node, and reading that node on every ACK of a flow that once had a loss was
-//! a cache miss per ACK when thousands of flows run (docs/performance.md, "Empty maps and
-//! rewound queues").
+//! a cache miss per ACK when thousands of flows run (docs/performance/many-flows.md, "Empty maps
+//! and rewound queues").
 
 use std::collections::BTreeMap;
 

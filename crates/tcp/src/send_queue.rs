@@ -76,7 +76,7 @@ pub struct AckedSummary {
 
 #[derive(Debug)]
 // In declaration order (repr(C)): what every ACK and send touches first, the loss index's
-// and SACK cache's arrays last (docs/performance.md, "Hot fields first").
+// and SACK cache's arrays last (docs/performance/many-flows.md, "Hot fields first").
 #[repr(C)]
 pub struct SendQueue {
     rtx: VecDeque<SentSeg>,

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 #[derive(Clone, Debug, Default, PartialEq)]
-// In declaration order (repr(C)): the counters every segment updates first (docs/performance.md,
-// "Hot fields first").
+// In declaration order (repr(C)): the counters every segment updates first
+// (docs/performance/many-flows.md, "Hot fields first").
 #[repr(C)]
 pub struct Stats {
     pub segments_sent: u64,

@@ -42,7 +42,8 @@ impl TimerKind {
 }
 
 /// The deadlines are plain instants with a bit mask of the armed ones, not `Option`s: 56 bytes
-/// instead of 112 for what nearly every event reads (docs/performance.md, "Hot fields first").
+/// instead of 112 for what nearly every event reads (docs/performance/many-flows.md, "Hot fields
+/// first").
 #[derive(Clone, Debug)]
 pub struct Timers {
     /// Each timer's deadline; `Instant::MAX` when it is not armed, so that the earliest is a

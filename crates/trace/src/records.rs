@@ -32,8 +32,8 @@ pub struct WriteRecord {
 
 /// Counters over the packets the sender emitted (data-carrying segments only).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-// In declaration order (repr(C)): the counters of every data packet first (docs/performance.md,
-// "Hot fields first").
+// In declaration order (repr(C)): the counters of every data packet first
+// (docs/performance/many-flows.md, "Hot fields first").
 #[repr(C)]
 pub struct PacketCounters {
     pub data_packets_sent: u64,
@@ -79,7 +79,7 @@ impl PacketCounters {
 /// Everything the metrics of one flow are computed from.
 #[derive(Clone, Debug, Default, PartialEq)]
 // In declaration order (repr(C)): what each delivery updates first, the retired writes' histograms
-// (updated once per batch of writes) last (docs/performance.md, "Hot fields first").
+// (updated once per batch of writes) last (docs/performance/many-flows.md, "Hot fields first").
 #[repr(C)]
 pub struct FlowRecords {
     pub writes: Vec<WriteRecord>,
@@ -212,8 +212,8 @@ impl Opaque<WriteSink> {
 
 /// Builds [`FlowRecords`] incrementally from writes and events.
 #[derive(Debug, Default)]
-// In declaration order (repr(C)): the recorder's cursors first, then the records (docs/performance.md,
-// "Hot fields first").
+// In declaration order (repr(C)): the recorder's cursors first, then the records
+// (docs/performance/many-flows.md, "Hot fields first").
 #[repr(C)]
 pub struct FlowRecorder {
     /// Index of the first write whose `first_send` is unknown.
@@ -264,8 +264,8 @@ impl FlowRecorder {
     /// Prefetches the cursors an acknowledgement moves, the flags `maybe_retire` reads on every
     /// acknowledgement (`unsorted`, `compact`: declared beside them) and the held writes'
     /// vector, not the series and histograms of [`FlowRecorder::prefetch_hot`]. This set
-    /// measured −2.3 % against `prefetch_hot` at 10 000 thin streams (docs/performance.md,
-    /// "Timer events that only re-arm").
+    /// measured −2.3 % against `prefetch_hot` at 10 000 thin streams
+    /// (docs/performance/many-flows.md, "Timer events that only re-arm").
     #[inline]
     pub fn prefetch_cursors(&self) {
         let from = std::mem::offset_of!(FlowRecorder, next_acked);

@@ -24,7 +24,7 @@ use std::collections::BinaryHeap;
 /// capacity grew the ring to 70 MB in a minute, as a burst's capacity was handed from bucket to
 /// bucket; freed and allocated again at every turn they cost 4 % of the time, and kept at 128
 /// events' capacity they scattered 2 048 allocations through the heap and raised the peak
-/// memory by 27 MB (docs/performance.md, "An event calendar for many flows").
+/// memory by 27 MB (docs/performance/many-flows.md, "An event calendar for many flows").
 const SLOT_EVENTS: usize = 64;
 
 /// What an unused place in `Calendar::slots` holds (never read).

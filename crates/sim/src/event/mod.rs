@@ -78,7 +78,7 @@ pub struct EventQueue {
 
 /// Heap sizes above which a sift-down picks the lesser child without a branch. In a small heap
 /// (a few flows) the pick repeats from event to event and a predicted branch is faster than
-/// the data dependency of a conditional move (measured: docs/performance.md).
+/// the data dependency of a conditional move (measured: docs/performance/many-flows.md).
 const BRANCHLESS_FROM: usize = 16;
 
 /// How far down a lane [`EventQueue::prefetch_lane_after`] fetches: two lines of 32-byte events
@@ -307,7 +307,7 @@ impl EventQueue {
     /// when `ev` is the heap's top, its pop reads the next at once. A busy link's lane at 10 000
     /// thin streams holds the packets in flight (by the flows' rate and the RTT about 7 000
     /// events, 224 KB: computed, not counted), whose next line is otherwise a cache miss every
-    /// second pop (docs/performance.md, "Misses perf could still point at"). The
+    /// second pop (docs/performance/many-flows.md, "Misses perf could still point at"). The
     /// two returned were fetched a few pops earlier, so reading them costs no miss.
     #[inline]
     pub fn prefetch_lane_after(&self, ev: &Event) -> [Option<&Event>; 2] {

@@ -4,8 +4,8 @@
 //! latency histograms (`thinlab_trace::FlowRecorder::compacting`). Where the latencies are
 //! mostly distinct (the dumbbell benchmark's 90 000 writes over a shared queue) that work, the
 //! histograms' sorting and merging and the 8 MB they grow to, took 7–9 % of the simulation's
-//! wall time (docs/performance.md, "The latency histograms on the second core"). When a run is
-//! alone and a core is free ([`super::Keep::histograms_on_thread`]), the recorders hand the
+//! wall time (docs/performance/builds.md, "The latency histograms on the second core"). When a run
+//! is alone and a core is free ([`super::Keep::histograms_on_thread`]), the recorders hand the
 //! writes they retire to this collector instead, which passes them in batches to a thread
 //! that builds the same histograms: each flow's latencies are added in write order, as the
 //! recorder would have, so every result is the same.

@@ -182,7 +182,7 @@ struct TimerSlot {
 type TraceLog = std::sync::Arc<std::sync::Mutex<TracedWindow>>;
 
 // In declaration order (repr(C)): what every event reads first, the flow's start and end times
-// last (docs/performance.md, "Hot fields first").
+// last (docs/performance/many-flows.md, "Hot fields first").
 #[repr(C)]
 struct FlowSim {
     /// Trace windows kept for [`run_traced`] and [`run_keeping`] (`None`: the hot
@@ -241,8 +241,8 @@ struct Sim<'a> {
 /// Flows from which the event queue keeps far events in a calendar (`EventQueue::with_calendar`)
 /// when their state exceeds the last-level cache. Measured with thin streams: the heap's
 /// sift-down through its lower levels was 18 % of the time at 10 000 flows, where the calendar
-/// gains 10–15 %; it breaks even at 5 000 and costs 4–8 % at 300–3 000 (docs/performance.md,
-/// "An event calendar for many flows").
+/// gains 10–15 %; it breaks even at 5 000 and costs 4–8 % at 300–3 000
+/// (docs/performance/many-flows.md, "An event calendar for many flows").
 const CALENDAR_FROM_FLOWS: usize = 4096;
 
 /// Buckets of 2^18 ns (262 µs: a few dozen events of 10 000 thin streams) in a ring of 2^11
@@ -609,8 +609,8 @@ impl<'a> Sim<'a> {
         arm_timer(&mut timers[side], deadline, now, 2 * f + side, q);
         // Only a service that can change the answer asks whether the flow is done: asking would
         // read the sender's lines, which the prefetch does not fetch for the receiver's events
-        // (docs/performance.md, "Misses perf could still point at"). Debug builds check that
-        // the answer is indeed unchanged.
+        // (docs/performance/many-flows.md, "Misses perf could still point at"). Debug builds check
+        // that the answer is indeed unchanged.
         let may_change = service_may_end(fl, side);
         #[cfg(test)]
         let may_change = may_change || self.every_service_asks_done;

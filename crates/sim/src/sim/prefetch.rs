@@ -1,6 +1,6 @@
 //! Software prefetch of the next events' state, for runs whose flows' state does not fit in
 //! the last-level cache (thousands of flows), where nearly every event otherwise stalls on
-//! one cache miss after another (docs/performance.md, "Prefetching the next events").
+//! one cache miss after another (docs/performance/many-flows.md, "Prefetching the next events").
 //!
 //! Two stages: while an event runs, the inline state (endpoint, recorder, path, the flow's
 //! scalars) of the event after the next is fetched, and the heap storage (queue fronts, the
@@ -139,7 +139,8 @@ impl Sim<'_> {
     /// Prefetches the inline state an event will touch: its flow's path (the direction it
     /// sends in), scalars and source, and when it runs an endpoint, that endpoint and the
     /// recorder. Only what the event touches: lines it would not touch take the place of lines
-    /// it needs in the CPU's queue of misses (docs/performance.md, "The floor at 10 000 flows").
+    /// it needs in the CPU's queue of misses (docs/performance/many-flows.md, "The floor at 10 000
+    /// flows").
     #[inline]
     fn prefetch_state(&self, kind: EventKind) {
         if let Some(t) = self.target(kind) {

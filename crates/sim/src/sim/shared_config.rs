@@ -1,7 +1,7 @@
 //! One TCP configuration for many flows: flows in a row with equal configurations (a flow
 //! group's) share one allocation, which their endpoints keep ([`Endpoint::share_config`]), so
 //! that ten thousand flows read one configuration that stays in the cache instead of twenty
-//! thousand copies (docs/performance.md, "One configuration for many flows").
+//! thousand copies (docs/performance/many-flows.md, "One configuration for many flows").
 
 use crate::scenario::Scenario;
 use std::sync::Arc;

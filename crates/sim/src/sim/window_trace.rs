@@ -8,8 +8,8 @@
 //!   of the log before the log forgets it. Same events, same order and same caps as a rerun
 //!   traced with that window; when the log would grow past a bound the trace gives up and the
 //!   caller reruns. The log takes every event as it comes (a copy, no filter) and is trimmed in
-//!   batches: the filter runs only on what goes into a window (docs/performance.md, "The worst
-//!   write's window at less cost per event").
+//!   batches: the filter runs only on what goes into a window (docs/performance/many-flows.md, "The
+//!   worst write's window at less cost per event").
 
 use super::TraceLog;
 use std::collections::VecDeque;

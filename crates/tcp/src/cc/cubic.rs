@@ -65,7 +65,7 @@ pub struct Epoch {
 
 #[derive(Clone, Debug, PartialEq)]
 // In declaration order (repr(C)): the window first, the cubic growth state (touched only when the
-// window grows) last (docs/performance.md, "Hot fields first").
+// window grows) last (docs/performance/many-flows.md, "Hot fields first").
 #[repr(C)]
 pub struct Cubic {
     cwnd: u32,

@@ -87,8 +87,8 @@ pub enum CongestionEvent {
 #[derive(Clone, Debug, PartialEq)]
 // The tag first, then the algorithm's state (`repr(u8)`): without it the compiler kept the tag in
 // a niche at the end of the largest variant's (PERT's) state, a cache line or more away from the
-// state of the others, and every ACK read both lines (docs/performance.md, "Misses perf could
-// still point at").
+// state of the others, and every ACK read both lines (docs/performance/many-flows.md, "Misses perf
+// could still point at").
 #[repr(u8)]
 pub enum Cc {
     Reno(Reno),

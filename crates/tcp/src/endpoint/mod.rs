@@ -68,7 +68,7 @@ pub enum EndpointError {
 
 // In declaration order (repr(C)), the fields an event touches first and the rarely touched last:
 // with thousands of flows, a flow's state is a cache miss per line it touches, so the hot fields
-// share lines (docs/performance.md, "Hot fields first").
+// share lines (docs/performance/many-flows.md, "Hot fields first").
 #[repr(C)]
 pub struct Endpoint {
     /// Shared with other endpoints of the same configuration ([`Endpoint::share_config`]).
@@ -365,7 +365,7 @@ impl Endpoint {
     /// Hands every pending trace event to `f` in order, then forgets them: the same events as
     /// calling [`Endpoint::poll_event`] until it returns `None`, read where they lie instead of
     /// moved out one by one through the stack (which made the simulator 1.7 % slower,
-    /// docs/performance.md, "Fewer stalls per event").
+    /// docs/performance/many-flows.md, "Fewer stalls per event").
     #[inline]
     pub fn drain_events(&mut self, mut f: impl FnMut(&Event)) {
         for ev in &self.events {
@@ -406,8 +406,8 @@ impl Endpoint {
     /// Keeps this endpoint's configuration in `shared`'s storage when the two are equal but for
     /// `cc_seed` (read only when the endpoint is made; [`Endpoint::config`] then shows
     /// `shared`'s). Thousands of connections with one configuration then hold it once, where
-    /// it stays in the cache, instead of once each (docs/performance.md, "One configuration
-    /// for many flows"). Returns whether it did.
+    /// it stays in the cache, instead of once each (docs/performance/many-flows.md, "One
+    /// configuration for many flows"). Returns whether it did.
     pub fn share_config(&mut self, shared: &Arc<TcpConfig>) -> bool {
         let equal = TcpConfig {
             cc_seed: self.cfg.cc_seed,

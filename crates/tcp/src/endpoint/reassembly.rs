@@ -32,7 +32,7 @@ pub struct InsertOutcome {
 
 #[derive(Debug, Default)]
 // In declaration order (repr(C)): the in-order path's fields first, the SACK blocks' array last
-// (docs/performance.md, "Hot fields first").
+// (docs/performance/many-flows.md, "Hot fields first").
 #[repr(C)]
 pub struct Reassembly {
     readable: VecDeque<Bytes>,

@@ -48,7 +48,7 @@ pub struct AckInfo {
 impl AckInfo {
     /// Parse `seg`'s ACK. `None` if it acknowledges data never sent. Inlined into its one caller:
     /// returned through memory, the 120-byte result was copied, and the first read of the copy
-    /// held 45 % of the caller's time (docs/performance.md, "Fewer stalls per event").
+    /// held 45 % of the caller's time (docs/performance/many-flows.md, "Fewer stalls per event").
     #[inline(always)]
     pub fn parse(seg: &Segment, p: &AckParse) -> Option<AckInfo> {
         let ack = from_wire(p.iss, seg.ack, p.una_seq);

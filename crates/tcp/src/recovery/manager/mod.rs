@@ -122,7 +122,8 @@ pub enum Verdict {
 /// The loss-recovery component of one connection.
 #[derive(Clone, Debug)]
 // In declaration order (repr(C)): what every ACK touches first, the state of mechanisms that are
-// off or idle on most ACKs (RDB, linear timeouts, F-RTO) last (docs/performance.md, "Hot fields first").
+// off or idle on most ACKs (RDB, linear timeouts, F-RTO) last (docs/performance/many-flows.md, "Hot
+// fields first").
 #[repr(C)]
 pub struct LossRecovery {
     /// Quiet ACKs take their shortcut (`quiet.rs`; off only to compare results without it).
