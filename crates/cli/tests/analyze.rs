@@ -1,7 +1,7 @@
 //! `thinlab run --capture` then `thinlab analyze`: the round trip through the binary, the
 //! summary's contract ("latency_origin": "first-send", capture stats), and bad input.
 
-mod common;
+use crate::common;
 use common::{json, thinlab};
 use serde_json::Value;
 use std::path::Path;

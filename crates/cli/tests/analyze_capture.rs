@@ -2,7 +2,7 @@
 //! captures swapped or unrelated, input that is no capture, checksum offload, and the
 //! attribution of retransmissions checked against the simulator's own counts (the truth).
 
-mod common;
+use crate::common;
 use common::{json, ok, thinlab};
 use serde_json::Value;
 use std::path::Path;

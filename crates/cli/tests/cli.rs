@@ -1,7 +1,7 @@
 //! End-to-end tests of the `thinlab` binary: result files and metric names, `--set`, sweep
 //! expansion, and exit code 2 with a message naming the key for every class of bad input.
 
-mod common;
+use crate::common;
 use common::thinlab;
 use serde_json::Value;
 use std::path::Path;

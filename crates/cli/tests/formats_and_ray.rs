@@ -1,7 +1,7 @@
 //! `--format parquet` writes Parquet files next to the CSV; `--ray` says clearly what is
 //! missing when the Python package or Ray cannot be found.
 
-mod common;
+use crate::common;
 use common::{ok, thinlab};
 
 const SCENARIO: &str = r#"

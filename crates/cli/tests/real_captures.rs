@@ -3,7 +3,7 @@
 //! counters say, finds the one clock the two captures share, refuses captures that do not
 //! belong together, and `whatif` replays them.
 
-mod common;
+use crate::common;
 use common::{json, ok, thinlab};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! `--force` rule for folders holding something else, stale files removed on a rerun, and
 //! Ctrl-C writing what is complete (exit 130, `"complete": false`).
 
-mod common;
+use crate::common;
 use common::{json, thinlab};
 use std::process::{Command, Stdio};
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! 140 ms, 100 ms RTT, 1 % loss each way, linux-2.6.22) linear timeouts shrink the worst
 //! application-layer latency and thin dupACK + linear timeouts shrink the 99th percentile.
 
-mod common;
+use crate::common;
 use common::{latencies, pct};
 use thinlab_sim::{run, RunResult, Scenario};
 use thinlab_tcp::ThinDetection;

@@ -9,7 +9,7 @@
 //! arrives (≈ 240 ms after the lost send, delivered ≈ 290 ms after it), before the probe would
 //! fire (2·SRTT + 200 ms, capped at the RTO ≈ 300 ms).
 
-mod common;
+use crate::common;
 use common::{latencies, pct};
 use thinlab_sim::{run, Scenario};
 use thinlab_tcp::{CcAlgorithm, Profile, TcpConfig};

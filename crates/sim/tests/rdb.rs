@@ -5,7 +5,7 @@
 //! while plain TCP's is set by the RTO (~300 ms). Evensen (2008) Table 4.1: RDB's average payload
 //! per packet at 1 % loss is 122 bytes.
 
-mod common;
+use crate::common;
 use common::{latencies, pct};
 use thinlab_sim::{run, Scenario};
 

@@ -1,7 +1,7 @@
 //! Connection teardown scripts: FIN in both orders, simultaneous close, TIME-WAIT, RST
 //! (sending on abort, accepting a valid RST, challenge ACK for an in-window one).
 
-mod common;
+use crate::common;
 use common::*;
 use thinlab_tcp::{EndpointError, Event, Flags, State};
 

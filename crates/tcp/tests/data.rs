@@ -1,7 +1,7 @@
 //! Data transfer scripts: segmentation at the MSS, ACK processing, Nagle on/off, delayed ACK
 //! per model, receive reassembly with SACK blocks, flow control and zero-window probing.
 
-mod common;
+use crate::common;
 use common::*;
 use thinlab_tcp::{DelayedAckModel, Endpoint, Event, Flags, SendKind, TcpOptions};
 

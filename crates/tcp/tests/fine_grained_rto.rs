@@ -3,7 +3,7 @@
 //! a steady path falls to a few ms above the RTT instead of RTT + 200 ms, and the endpoint's timer
 //! fires at that RTO.
 
-mod common;
+use crate::common;
 use common::*;
 use std::time::Duration;
 use thinlab_tcp::rtt::RttEstimator;

@@ -1,7 +1,7 @@
 //! Handshake scripts: active and passive open, SYN / SYN-ACK retransmission on the initial
 //! RTO (doubling), giving up, option negotiation (each option on/off on either side).
 
-mod common;
+use crate::common;
 use common::*;
 use thinlab_tcp::event::DropReason;
 use thinlab_tcp::{Endpoint, EndpointError, Event, Flags, SendKind, State, TcpOptions};

@@ -3,7 +3,7 @@
 //! one RTO, and a segment lost three times waits RTO·(1+2+4) with exponential backoff.
 //! Two endpoints through an in-memory link with a fixed one-way delay (tests/common).
 
-mod common;
+use crate::common;
 use common::*;
 use std::time::Duration;
 use thinlab_tcp::{Event, Instant, Profile, SendKind, TcpConfig};

@@ -7,7 +7,7 @@
 //! once) the same write leaves at once. The timer wheel (`clock_hz`): the RTO in whole
 //! jiffies, firing on its wheel level's grid.
 
-mod common;
+use crate::common;
 use common::*;
 use thinlab_tcp::recovery::Phase;
 use thinlab_tcp::{CcAlgorithm, CwndReduction, Endpoint, Event, Mechanisms, SendKind, TcpConfig};

@@ -1,7 +1,7 @@
 //! Pair tests: two endpoints through an in-memory link with a fixed one-way delay and
 //! scripted drops; delivery, byte equality and per-write latency.
 
-mod common;
+use crate::common;
 use common::*;
 use proptest::prelude::*;
 use std::time::Duration;

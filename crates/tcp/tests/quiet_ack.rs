@@ -6,7 +6,7 @@
 //! time (for the first 120 s, then once at the end) the two pairs' loss-recovery and timer
 //! states, trace events and delivered bytes must be equal.
 
-mod common;
+use crate::common;
 use common::*;
 use proptest::prelude::*;
 

@@ -4,7 +4,7 @@
 //! at the exact end of the reordering window, the reorder timer, the deferral of dupthresh; and
 //! a pair test where RACK repairs a thin-stream loss long before the RTO.
 
-mod common;
+use crate::common;
 use common::*;
 use thinlab_tcp::endpoint::timers::TimerKind;
 use thinlab_tcp::recovery::Phase;

@@ -3,7 +3,7 @@
 //! variant (rdb_max_packets, rdb_max_bytes, dpifl gate, CWR on a hidden loss), and a pair test
 //! showing that an unmodified receiver delivers only the new bytes of a bundle.
 
-mod common;
+use crate::common;
 use common::*;
 use thinlab_tcp::{Endpoint, Event, Instant, Mechanisms, RdbVariant, SendKind, TcpConfig};
 

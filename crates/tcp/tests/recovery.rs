@@ -2,7 +2,7 @@
 //! window-update rule, Limited Transmit, NewReno partial ACKs, SACK recovery, RTO with
 //! exponential backoff and go-back-N, Karn's rule.
 
-mod common;
+use crate::common;
 use common::*;
 use thinlab_tcp::recovery::Phase;
 use thinlab_tcp::{Endpoint, Event, SendKind, TcpConfig, TcpOptions};

@@ -1,6 +1,6 @@
 //! Bad input never panics and never returns an error: it is dropped, counted and reported.
 
-mod common;
+use crate::common;
 use bytes::Bytes;
 use common::*;
 use proptest::prelude::*;

@@ -4,7 +4,7 @@
 //! threshold, and the attribution of retransmissions to Early / Fast / Rto. Each mechanism has its
 //! exact trigger and output, and a script showing it stays off when its condition fails.
 
-mod common;
+use crate::common;
 use common::*;
 use std::time::Duration;
 use thinlab_tcp::endpoint::timers::TimerKind;

@@ -2,7 +2,7 @@
 //! 140 ms over a 100 ms RTT, 100 Mbit/s path with 1 % random loss each way) and its
 //! application-layer latencies, with the metrics crate's own percentile definition.
 
-#![allow(dead_code)] // each test binary uses its own subset
+#![allow(dead_code)] // each test file uses its own subset
 
 use thinlab_sim::{RunResult, Scenario};
 use thinlab_trace::metrics::{latency_samples_ms, nearest_rank, Milestone, Origin};
