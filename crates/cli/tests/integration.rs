@@ -16,4 +16,5 @@ mod real_captures;
 mod report_html;
 mod reproduce;
 mod result_folder;
+mod test_files_declared;
 mod write_spill;
