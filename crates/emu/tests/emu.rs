@@ -59,6 +59,10 @@ fn lossless_stream_latency_is_the_one_way_delay() {
         1,
     );
     let lat = app_latencies(&r);
+    println!(
+        "lossless write latencies (ms): {lat:?}; the emulator's lateness: {:?}, SCHED_FIFO {}",
+        r.report.lateness, r.report.sched_fifo
+    );
     assert_eq!(lat.len(), 20, "every write delivered: {lat:?}");
     assert_eq!(r.flows[0].records.packets.retransmissions(), 0);
     // Within 1 ms of the one-way delay; a shared machine may deschedule a reader now and
