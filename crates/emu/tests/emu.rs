@@ -39,6 +39,31 @@ fn app_latencies(r: &RunOutcome) -> Vec<f64> {
     latency_samples_ms(&r.flows[0].records, Milestone::App, Origin::Write)
 }
 
+/// Per write of flow 0, in ms: (write call → first sent at the sender's TUN device, that →
+/// arrived at the receiver's TUN device, that → read by the application).
+fn latency_parts_ms(r: &RunOutcome) -> Vec<(f64, f64, f64)> {
+    let ms = |d: std::time::Duration| d.as_nanos() as f64 / 1e6;
+    r.flows[0]
+        .records
+        .writes
+        .iter()
+        .filter_map(|w| {
+            let (sent, arrived, read) = (w.first_send?, w.transport?, w.app?);
+            Some((
+                ms(sent - w.write_time),
+                ms(arrived - sent),
+                ms(read - arrived),
+            ))
+        })
+        .collect()
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    s[s.len() / 2]
+}
+
 #[test]
 fn lossless_stream_latency_is_the_one_way_delay() {
     if !can_run("lossless_stream_latency_is_the_one_way_delay") {
@@ -59,23 +84,42 @@ fn lossless_stream_latency_is_the_one_way_delay() {
         1,
     );
     let lat = app_latencies(&r);
+    let parts = latency_parts_ms(&r);
     println!(
-        "lossless write latencies (ms): {lat:?}; the emulator's lateness: {:?}, SCHED_FIFO {}",
+        "lossless write latencies (ms): {lat:?}; (sender host, path, receiver host) per write: \
+         {parts:?}; the emulator's lateness: {:?}, SCHED_FIFO {}",
         r.report.lateness, r.report.sched_fifo
     );
     assert_eq!(lat.len(), 20, "every write delivered: {lat:?}");
+    assert_eq!(parts.len(), 20, "every write sent and arrived: {parts:?}");
     assert_eq!(r.flows[0].records.packets.retransmissions(), 0);
-    // Within 1 ms of the one-way delay; a shared machine may deschedule a reader now and
-    // then, so one write in ten may miss by more (never by more than 10 ms).
-    let within = lat.iter().filter(|l| (*l - 20.0).abs() <= 1.0).count();
-    assert!(within * 10 >= lat.len() * 9, "one-way delay 20 ms: {lat:?}");
     assert!(lat.iter().all(|l| (20.0..30.0).contains(l)), "{lat:?}");
-    let mut sorted = lat.clone();
-    sorted.sort_by(f64::total_cmp);
+    // The path the emulator applied (first sent at the sender's TUN device → arrived at the
+    // receiver's): within 1 ms of the one-way delay for 9 writes in 10 (a shared machine
+    // may deschedule the emulator now and then), median within 0.5 ms.
+    //
+    // Rule changed on 2026-11-30, after failures: these bounds held the whole latency, write
+    // call → read, which also holds the two hosts' kernel paths and thread wake-ups. On the
+    // Zen 3 VM those took 0.14 ms (sender) and 0.10 ms (receiver) at the median of 30 runs
+    // (a bare thread wake-up there: p50 25-33 us, p90 ~100 us), the whole latency's median
+    // reached 0.49 ms over the delay, and the old rule failed 4 runs in 10 and once in CI
+    // (3 writes of 20 more than 1 ms late). The bounds are the old ones, applied to the part
+    // the emulator controls; the hosts' part is bounded below.
+    let path: Vec<f64> = parts.iter().map(|p| p.1).collect();
+    let within = path.iter().filter(|l| (*l - 20.0).abs() <= 1.0).count();
+    assert!(within * 10 >= path.len() * 9, "path of 20 ms: {path:?}");
     assert!(
-        (sorted[sorted.len() / 2] - 20.0).abs() <= 0.5,
-        "median of {lat:?}"
+        (median(&path) - 20.0).abs() <= 0.5,
+        "median of the path {path:?}"
     );
+    // The three parts add up to the whole latency (the records' resolution is 1 us), and the
+    // hosts' share stays under 2 ms at the median (memory and disk pressure took it to 2.6 ms
+    // per side on 2026-11-28: docs/emulation.md).
+    for (l, p) in lat.iter().zip(&parts) {
+        assert!((l - (p.0 + p.1 + p.2)).abs() < 0.003, "{l} = {p:?}");
+    }
+    let hosts: Vec<f64> = parts.iter().map(|p| p.0 + p.2).collect();
+    assert!(median(&hosts) < 2.0, "the hosts' share {hosts:?}");
     let f = &r.report.flows[0];
     assert!(
         f.sender.cc_used.is_some(),
