@@ -275,6 +275,14 @@ fn outputs(
         "congestion_control": rep.flows.iter().map(|f| json!({
             "flow": f.name, "sender": f.sender.cc_used, "receiver": f.receiver.cc_used,
         })).collect::<Vec<_>>(),
+        "host_parts_us": rep.flows.iter().map(|f| {
+            let part = |l: &thinlab_emu::stats::Lateness| json!({ "p50": l.p50_us, "p99": l.p99_us, "max": l.max_us, "count": l.count });
+            json!({
+                "flow": f.name,
+                "write_to_wire": part(&f.host_parts.write_to_wire),
+                "arrival_to_read": part(&f.host_parts.arrival_to_read),
+            })
+        }).collect::<Vec<_>>(),
     });
     let flows = r
         .flows

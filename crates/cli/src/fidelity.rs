@@ -167,6 +167,11 @@ pub struct Report {
     pub lateness_p99_us: Vec<f64>,
     /// The run-health warning when the emulator was late (`crate::health::emulator_late`).
     pub emulator_late: Option<String>,
+    /// Per run and flow, the medians (µs) of the two parts of the kernel's write latencies
+    /// spent in the hosts, which the simulator does not model (`emu.json`'s `host_parts`):
+    /// write call → on the sender's wire, and arrived at the receiver's host → read.
+    pub host_write_to_wire_p50_us: Vec<f64>,
+    pub host_arrival_to_read_p50_us: Vec<f64>,
 }
 
 impl Report {
@@ -362,8 +367,17 @@ pub fn compare(sim: &Path, kernel: &Path) -> Result<Report> {
         .flatten()
         .map(|r| &r["report"])
         .collect();
+    let host_part = |part: &str| -> Vec<f64> {
+        reports
+            .iter()
+            .flat_map(|r| r["flows"].as_array().into_iter().flatten())
+            .filter_map(|f| f["host_parts"][part]["p50_us"].as_f64())
+            .collect()
+    };
     Ok(Report {
         blocks,
+        host_write_to_wire_p50_us: host_part("write_to_wire"),
+        host_arrival_to_read_p50_us: host_part("arrival_to_read"),
         kernel_cc: reports
             .iter()
             .flat_map(|r| r["flows"].as_array().into_iter().flatten())
@@ -434,6 +448,18 @@ fn write_report(out: &Path, report: &Report) -> Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    if let (Some(send), Some(read)) = (
+        range_text(&report.host_write_to_wire_p50_us),
+        range_text(&report.host_arrival_to_read_p50_us),
+    ) {
+        let _ = writeln!(
+            md,
+            "\nThe kernel's latencies also hold the two hosts' own paths, which the simulator \
+             does not model: write call → on the sender's wire {send} µs, arrived at the \
+             receiver's host → read {read} µs (medians of the runs' flows; with loss or a full \
+             window they also hold TCP's own waits)."
+        );
+    }
     if let Some(w) = &report.emulator_late {
         let _ = writeln!(md, "\n**{w}**");
     }
@@ -466,6 +492,17 @@ fn write_report(out: &Path, report: &Report) -> Result<()> {
         serde_json::to_string_pretty(report)? + "\n",
     )?;
     Ok(())
+}
+
+/// `min–max` of `v` to the µs (`x` if they are equal), if `v` has any values.
+fn range_text(v: &[f64]) -> Option<String> {
+    let lo = v.iter().copied().reduce(f64::min)?;
+    let hi = v.iter().copied().reduce(f64::max)?;
+    Some(if lo == hi {
+        format!("{lo:.0}")
+    } else {
+        format!("{lo:.0}–{hi:.0}")
+    })
 }
 
 fn dedup(v: &[String]) -> String {

@@ -175,6 +175,19 @@ fn emu_run_writes_the_common_results_and_emu_json() {
     assert_eq!(run["emu"]["congestion_control"][0]["sender"], "cubic");
     assert!(run["emu"]["lateness_us"]["p99"].as_f64().is_some());
     assert!(run["emu"]["lateness_us"]["over_1ms"].as_u64().is_some());
+    // the hosts' parts of every write's latency: as many writes as were sent and read, and
+    // their medians below the one-way delay (10 ms) that the whole latency holds
+    let parts = &run["emu"]["host_parts_us"][0];
+    assert_eq!(parts["flow"], "game");
+    for part in ["write_to_wire", "arrival_to_read"] {
+        assert_eq!(
+            parts[part]["count"].as_u64(),
+            m["writes"].as_u64(),
+            "{part}: {parts}"
+        );
+        let p50 = parts[part]["p50"].as_f64().unwrap();
+        assert!((0.0..10_000.0).contains(&p50), "{part}: {parts}");
+    }
     let sender = std::fs::read_dir(out.join("pcap"))
         .unwrap()
         .next()

@@ -70,6 +70,19 @@ fn a_lossless_stream_matches_the_kernel_and_the_report_says_so() {
         row("writes")["kernel"]["values"]
     );
     assert_eq!(row("retransmissions")["kernel"]["mean"], 0.0);
+    // the hosts' parts of the kernel's latencies: one median per run and flow (2 runs), each
+    // a fraction of the 20 ms one-way delay, and named in the report
+    for part in ["host_write_to_wire_p50_us", "host_arrival_to_read_p50_us"] {
+        let v = j[part].as_array().unwrap();
+        assert_eq!(v.len(), 2, "{part}: {v:?}");
+        assert!(
+            v.iter()
+                .all(|x| (0.0..20_000.0).contains(&x.as_f64().unwrap())),
+            "{part}: {v:?}"
+        );
+    }
+    let md_text = std::fs::read_to_string(out.join("fidelity.md")).unwrap();
+    assert!(md_text.contains("the two hosts' own paths"), "{md_text}");
     assert_eq!(
         j["kernel_cc"][0], "cubic",
         "the per-socket congestion control was read back"

@@ -339,7 +339,7 @@ pub fn run(
         let log = &report.events[i];
         log.check()
             .map_err(|e| EmuError::Emulator(format!("the packet log: {e}")))?;
-        let mut rec = records::build(&logs, || log.iter(), sender_side(f) as u8);
+        let (mut rec, host_parts) = records::build(&logs, || log.iter(), sender_side(f) as u8);
         if let Some(t) = &snd.report.thinlab {
             // The endpoint knows why it retransmitted: exact counts instead of the wire's guess.
             let p = &mut rec.packets;
@@ -379,6 +379,7 @@ pub fn run(
             name: f.name.clone(),
             sender: snd.report,
             receiver: rcv.report,
+            host_parts,
         });
     }
     Ok(RunOutcome {

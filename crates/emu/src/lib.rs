@@ -24,6 +24,7 @@ pub mod capture;
 pub mod driver;
 pub mod emulator;
 pub mod error;
+pub mod host_parts;
 pub mod kernel_app;
 pub mod netns;
 pub mod packet;

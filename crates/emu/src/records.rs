@@ -20,6 +20,7 @@
 //! expiry). The total is exact; the kernel's own counters are in `emu.json`.
 
 use crate::emulator::PktEvent;
+use crate::host_parts::{HostParts, HostPartsCollector};
 use crate::spill::{Record, SpillLog, SpilledLog};
 use std::time::Duration;
 use thinlab_tcp::event::{Event, SendKind};
@@ -80,11 +81,19 @@ enum Item {
 /// histograms (`FlowRecorder::compacting`). At one instant the order is write, outgoing
 /// packet, incoming packet, read, each source in its own order (as a stable sort by
 /// `(time, rank)` would give).
-pub fn build<'e, I>(logs: &'e AppLogs, events: impl Fn() -> I, sender: u8) -> FlowRecords
+///
+/// Also returns the two parts of the writes' latency that happen in the hosts
+/// ([`HostParts`]), taken from every write's final record.
+pub fn build<'e, I>(
+    logs: &'e AppLogs,
+    events: impl Fn() -> I,
+    sender: u8,
+) -> (FlowRecords, HostParts)
 where
     I: Iterator<Item = PktEvent> + 'e,
 {
-    let mut rec = FlowRecorder::compacting();
+    let parts = HostPartsCollector::default();
+    let mut rec = FlowRecorder::compacting().with_sink(parts.sink());
     if let Some(c) = logs.connect {
         rec.on_connect(Instant::from_nanos(c - c % RESOLUTION_NS));
     }
@@ -118,7 +127,8 @@ where
     if logs.finite {
         rec.on_close();
     }
-    rec.finish()
+    let records = rec.finish();
+    (records, parts.finish())
 }
 
 /// A log's spans as items in time order: streamed when already sorted (the logs are), else
@@ -273,7 +283,7 @@ mod tests {
             events.push(ev_ns(r.0 + 10_000_000, 0, false, 0, seq + 1, 0x10, 0));
         }
         events.sort_by_key(|e| e.t);
-        let r = build(&logs, || events.iter().copied(), 0);
+        let (r, _) = build(&logs, || events.iter().copied(), 0);
         assert_eq!(r.retired.count, n);
         let h = r.retired.latency(
             thinlab_trace::metrics::Milestone::App,
@@ -342,7 +352,7 @@ mod tests {
             ev(650, 1, false, s, 0, 0x18, 100),
             ev(701, 0, false, 0, s.wrapping_add(200), 0x10, 0),
         ];
-        let r = build(&logs, || events.iter().copied(), 0);
+        let (r, _) = build(&logs, || events.iter().copied(), 0);
         assert_eq!(r.writes.len(), 2);
         assert_eq!(r.writes[0].app, at(700));
         assert_eq!(r.writes[0].transport, at(650));
@@ -380,7 +390,7 @@ mod tests {
             reads: collect(reads.iter().copied()).unwrap(),
             finite: false,
         };
-        let merged = build(&logs, || events.iter().copied(), 0);
+        let (merged, _) = build(&logs, || events.iter().copied(), 0);
         // the former way: every item in one vector, stable-sorted by (time, rank)
         let rank = |i: &Item| match i {
             Item::Write(..) => 0,

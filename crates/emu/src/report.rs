@@ -3,6 +3,7 @@
 //! the emulator's lateness, SCHED_FIFO, the sysctls and congestion control read back,
 //! `TCP_INFO`, the namespaces' TCP counters, drops by cause.
 
+use crate::host_parts::HostParts;
 use crate::kernel_app::SocketReport;
 use crate::stats::{Lateness, LatenessWindow};
 use crate::tcp_info::NetCounters;
@@ -65,6 +66,10 @@ pub struct FlowReport {
     /// The socket that sent the data and the one that received it.
     pub sender: SocketReport,
     pub receiver: SocketReport,
+    /// The parts of the writes' latency spent in the two hosts (write call → on the sender's
+    /// wire; arrived at the receiver's host → read), which the emulator's lateness does not
+    /// see and the simulator has no counterpart for on a lossless path.
+    pub host_parts: HostParts,
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]

@@ -120,6 +120,21 @@ fn lossless_stream_latency_is_the_one_way_delay() {
     }
     let hosts: Vec<f64> = parts.iter().map(|p| p.0 + p.2).collect();
     assert!(median(&hosts) < 2.0, "the hosts' share {hosts:?}");
+    // emu.json reports both host parts over every write: the same values (nearest-rank
+    // median: the 10th of 20) and the same maxima.
+    let reported = &r.report.flows[0].host_parts;
+    let check = |name: &str,
+                 l: &thinlab_emu::stats::Lateness,
+                 of: &dyn Fn(&(f64, f64, f64)) -> f64| {
+        let mut v: Vec<f64> = parts.iter().map(of).collect();
+        v.sort_by(f64::total_cmp);
+        assert_eq!(l.count, 20, "{name}: {l:?}");
+        let near = |x: Option<f64>, want: f64| x.is_some_and(|x| (x / 1e3 - want).abs() < 0.0015);
+        assert!(near(l.p50_us, v[9]), "{name}: {l:?} against {v:?}");
+        assert!(near(l.max_us, v[19]), "{name}: {l:?} against {v:?}");
+    };
+    check("write_to_wire", &reported.write_to_wire, &|p| p.0);
+    check("arrival_to_read", &reported.arrival_to_read, &|p| p.2);
     let f = &r.report.flows[0];
     assert!(
         f.sender.cc_used.is_some(),
