@@ -167,9 +167,10 @@ pub struct Report {
     pub lateness_p99_us: Vec<f64>,
     /// The run-health warning when the emulator was late (`crate::health::emulator_late`).
     pub emulator_late: Option<String>,
-    /// Per run and flow, the medians (µs) of the two parts of the kernel's write latencies
-    /// spent in the hosts, which the simulator does not model (`emu.json`'s `host_parts`):
-    /// write call → on the sender's wire, and arrived at the receiver's host → read.
+    /// The medians (µs) of the two parts of the kernel's write latencies spent in the hosts,
+    /// which the simulator does not model (`emu.json`'s `host_parts`), one per run and flow
+    /// that had any: write call → on the sender's wire, and arrived at the receiver's host →
+    /// read.
     pub host_write_to_wire_p50_us: Vec<f64>,
     pub host_arrival_to_read_p50_us: Vec<f64>,
 }

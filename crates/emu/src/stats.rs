@@ -5,6 +5,8 @@
 use serde::Serialize;
 use thinlab_trace::histogram::LatencyHistogram;
 
+/// Nearest-rank statistics of durations in µs: the emulator's delivery lateness, and the
+/// hosts' parts of the writes' latency (`crate::host_parts`).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Lateness {
     pub count: u64,
@@ -13,7 +15,7 @@ pub struct Lateness {
     pub p99_us: Option<f64>,
     pub p999_us: Option<f64>,
     pub max_us: Option<f64>,
-    /// Deliveries more than 1 ms late.
+    /// Samples above 1 ms (of the emulator's lateness: deliveries more than 1 ms late).
     pub over_1ms: u64,
 }
 
