@@ -260,6 +260,11 @@ fn params_json(p: &[(String, toml::Value)]) -> serde_json::Value {
     )
 }
 
+/// The p50, p99, maximum (µs) and count of a run's timing statistics, for `summary.json`.
+fn us_summary(l: &thinlab_emu::stats::Lateness) -> serde_json::Value {
+    json!({ "p50": l.p50_us, "p99": l.p99_us, "max": l.max_us, "count": l.count })
+}
+
 /// The common run output and the emu report of one finished run.
 fn outputs(
     job: &runner::Job,
@@ -267,22 +272,21 @@ fn outputs(
     wall_s: f64,
 ) -> (RunOutput, serde_json::Value) {
     let rep = &r.report;
+    let mut lateness = us_summary(&rep.lateness);
+    lateness["over_1ms"] = json!(rep.lateness.over_1ms);
     let summary_emu = json!({
         "backend": "emu",
         "kernel": rep.kernel,
-        "lateness_us": { "p50": rep.lateness.p50_us, "p99": rep.lateness.p99_us, "max": rep.lateness.max_us, "count": rep.lateness.count, "over_1ms": rep.lateness.over_1ms },
+        "lateness_us": lateness,
         "sched_fifo": rep.sched_fifo,
         "congestion_control": rep.flows.iter().map(|f| json!({
             "flow": f.name, "sender": f.sender.cc_used, "receiver": f.receiver.cc_used,
         })).collect::<Vec<_>>(),
-        "host_parts_us": rep.flows.iter().map(|f| {
-            let part = |l: &thinlab_emu::stats::Lateness| json!({ "p50": l.p50_us, "p99": l.p99_us, "max": l.max_us, "count": l.count });
-            json!({
-                "flow": f.name,
-                "write_to_wire": part(&f.host_parts.write_to_wire),
-                "arrival_to_read": part(&f.host_parts.arrival_to_read),
-            })
-        }).collect::<Vec<_>>(),
+        "host_parts_us": rep.flows.iter().map(|f| json!({
+            "flow": f.name,
+            "write_to_wire": us_summary(&f.host_parts.write_to_wire),
+            "arrival_to_read": us_summary(&f.host_parts.arrival_to_read),
+        })).collect::<Vec<_>>(),
     });
     let flows = r
         .flows

@@ -368,10 +368,13 @@ pub fn compare(sim: &Path, kernel: &Path) -> Result<Report> {
         .flatten()
         .map(|r| &r["report"])
         .collect();
-    let host_part = |part: &str| -> Vec<f64> {
+    let flows = || {
         reports
             .iter()
             .flat_map(|r| r["flows"].as_array().into_iter().flatten())
+    };
+    let host_part = |part: &str| -> Vec<f64> {
+        flows()
             .filter_map(|f| f["host_parts"][part]["p50_us"].as_f64())
             .collect()
     };
@@ -379,9 +382,7 @@ pub fn compare(sim: &Path, kernel: &Path) -> Result<Report> {
         blocks,
         host_write_to_wire_p50_us: host_part("write_to_wire"),
         host_arrival_to_read_p50_us: host_part("arrival_to_read"),
-        kernel_cc: reports
-            .iter()
-            .flat_map(|r| r["flows"].as_array().into_iter().flatten())
+        kernel_cc: flows()
             .filter_map(|f| f["sender"]["cc_used"].as_str().map(String::from))
             .collect(),
         lateness_p99_us: reports
