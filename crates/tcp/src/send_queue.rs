@@ -396,12 +396,19 @@ impl SendQueue {
     }
 
     /// Index of the first segment marked lost whose retransmission is not in flight.
+    /// Whether a lost segment may still lack a retransmission in flight; without one,
+    /// [`Self::first_to_retransmit`] answers `None`.
+    #[inline]
+    pub fn may_need_retransmission(&self) -> bool {
+        self.lost_out > self.retrans_out
+    }
+
     pub fn first_to_retransmit(&self) -> Option<usize> {
         // `retrans` implies `lost` (set only on a lost segment; `lost` is cleared only with it),
         // so retrans_out ≤ lost_out, and equality means every lost segment already has a
         // retransmission in flight: no walk of the queue on every transmit opportunity
         debug_assert!(self.retrans_out <= self.lost_out);
-        if self.lost_out <= self.retrans_out {
+        if !self.may_need_retransmission() {
             return None;
         }
         self.rtx

@@ -228,7 +228,18 @@ impl Endpoint {
         Ok(())
     }
     /// Next chunk of in-order received data, if any. Reading reopens the receive window.
+    /// Most calls find none; that answer is given here, inlined into the caller, without the
+    /// body's stack frame.
+    #[inline]
     pub fn read(&mut self) -> Option<Bytes> {
+        if !self.rcv.has_readable() {
+            return None;
+        }
+        self.read_chunk()
+    }
+
+    #[inline(never)]
+    fn read_chunk(&mut self) -> Option<Bytes> {
         let b = self.rcv.read()?;
         if self.delack.on_read(self.rcv.readable_len() == 0) {
             self.ack_now = true;
@@ -319,9 +330,40 @@ impl Endpoint {
             }
         }
     }
-    /// Next segment to send, if any.
+    /// Next segment to send, if any. Every event asks until the answer is `None`, so most
+    /// calls have nothing to send; an established connection's `None` is given here, inlined
+    /// into the caller, without the stack frame of [`Self::next_segment`].
+    #[inline]
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
+        if self.nothing_to_send() {
+            // debug builds (every test) check the shortcut against the full answer, which
+            // changes nothing when it is `None`
+            #[cfg(debug_assertions)]
+            assert!(
+                self.next_segment(now).is_none(),
+                "nothing_to_send() said None, next_segment() sent a segment"
+            );
+            return None;
+        }
         self.next_segment(now)
+    }
+
+    /// Whether [`Self::next_segment`] would answer `None` and change nothing, judged for an
+    /// established connection only (otherwise `false`): its checks in its order, each the
+    /// condition under which that step returns nothing (no RST, no handshake ACK, no loss
+    /// probe, no lost segment without a retransmission, no unsent data or FIN, no window
+    /// probe, no ACK due).
+    #[inline(always)]
+    fn nothing_to_send(&self) -> bool {
+        self.state == State::Established
+            && self.rst_pending.is_none()
+            && !self.handshake_ack_pending
+            && !self.loss.probe_pending()
+            && !self.snd.may_need_retransmission()
+            && self.snd.unsent_len() == 0
+            && !self.snd.fin_ready()
+            && !self.probe_pending
+            && !self.ack_now
     }
     /// Earliest time at which `handle_timeout` must be called.
     pub fn poll_timeout(&self) -> Option<Instant> {

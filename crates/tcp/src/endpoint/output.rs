@@ -37,6 +37,7 @@ pub fn sws_holds(len: u64, mss: u64, unsent: u64, max_snd_wnd: u64) -> bool {
 }
 
 impl Endpoint {
+    #[inline(never)]
     pub(super) fn next_segment(&mut self, now: Instant) -> Option<Segment> {
         if let Some(r) = self.rst_pending.take() {
             let seg = *r;
@@ -158,6 +159,9 @@ impl Endpoint {
     /// The pending loss probe (RFC 8985 §7.3), if one is due: new data if the window allows,
     /// else a retransmission of the highest sent segment.
     fn send_tlp_probe(&mut self, now: Instant) -> Option<Segment> {
+        if !self.loss.probe_pending() {
+            return None;
+        }
         let (loss, c) = self.loss_ctx(now);
         let probe = loss.take_probe(&c)?;
         let mut out = None;
@@ -190,7 +194,19 @@ impl Endpoint {
         Some(seg)
     }
 
+    /// New data (or a lone FIN) if any may go now. Most transmit opportunities have none to
+    /// send; that answer is given here, inlined into the caller, without the stack frame of
+    /// the body ([`Self::send_new_segment`]).
+    #[inline]
     pub(super) fn send_new(&mut self, now: Instant) -> Option<Segment> {
+        if self.snd.unsent_len() == 0 && !self.snd.fin_ready() {
+            return None;
+        }
+        self.send_new_segment(now)
+    }
+
+    #[inline(never)]
+    fn send_new_segment(&mut self, now: Instant) -> Option<Segment> {
         if !matches!(
             self.state,
             State::Established | State::CloseWait | State::FinWait1 | State::LastAck
@@ -198,9 +214,6 @@ impl Endpoint {
             return None;
         }
         let unsent = self.snd.unsent_len();
-        if unsent == 0 && !self.snd.fin_ready() {
-            return None;
-        }
         // a TLP probe of new data ignores cwnd (Linux tcp_write_xmit push_one = 2)
         let rec = &self.loss.rec;
         if rec.cwnd_usage(&self.snd) >= rec.cwnd(&self.cc) && !self.loss.probing() {

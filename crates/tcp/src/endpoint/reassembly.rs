@@ -68,6 +68,12 @@ impl Reassembly {
         self.readable_len
     }
 
+    /// Whether [`Self::read`] has a chunk to return.
+    #[inline]
+    pub fn has_readable(&self) -> bool {
+        !self.readable.is_empty()
+    }
+
     pub fn read(&mut self) -> Option<Bytes> {
         let b = crate::prefetch::pop_front_rewinding(&mut self.readable)?;
         self.readable_len -= b.len();

@@ -274,6 +274,13 @@ impl LossRecovery {
         self.apply(c, Verdict::Arm(TimerKind::Rto, d));
     }
 
+    /// Whether a probe is pending (due, not yet taken): without one, [`Self::take_probe`]
+    /// answers `None`.
+    #[inline]
+    pub fn probe_pending(&self) -> bool {
+        self.rack_tlp.probe.is_some()
+    }
+
     /// The pending probe, if one is due and still allowed (taken once).
     pub fn take_probe(&mut self, c: &Ctx) -> Option<Probe> {
         let probe = self.rack_tlp.probe.take()?;
