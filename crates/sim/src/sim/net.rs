@@ -18,7 +18,10 @@ pub const LINK_LANES: u32 = 1;
 
 /// A packet in flight, stored in the arena and referred to by index.
 struct Packet {
-    seg: Segment,
+    /// `None` once delivered or dropped: a slot's next packet then overwrites nothing to drop
+    /// (an empty `Segment` left behind was built on delivery and dropped, through its payload's
+    /// vtable, when the slot was reused).
+    seg: Option<Segment>,
     flow: u32,
     dir: u8,
     hop: u8,
@@ -70,7 +73,7 @@ impl Net {
     pub fn send(&mut self, now: u64, flow: u32, dir: usize, seg: Segment, q: &mut EventQueue) {
         let len = frame_len(&seg);
         let p = Packet {
-            seg,
+            seg: Some(seg),
             flow,
             dir: dir as u8,
             hop: 0,
@@ -91,7 +94,7 @@ impl Net {
     }
 
     fn release(&mut self, idx: u32) {
-        self.packets[idx as usize].seg = Segment::default();
+        self.packets[idx as usize].seg = None;
         self.free.push(idx);
     }
 
@@ -139,7 +142,7 @@ impl Net {
             let d = Delivery {
                 flow: p.flow,
                 dir: p.dir as usize,
-                seg: std::mem::take(&mut p.seg),
+                seg: p.seg.take().expect("a packet in flight holds its segment"),
             };
             self.free.push(idx);
             Some(d)
@@ -155,7 +158,7 @@ impl Net {
             flow: p.flow as usize,
             dir: p.dir as usize,
             last_hop: p.hop + 1 >= p.hops,
-            occupies_sequence: p.seg.seq_len() > 0,
+            occupies_sequence: p.seg.as_ref().is_some_and(|s| s.seq_len() > 0),
         })
     }
 
