@@ -15,6 +15,7 @@ pub mod config;
 pub mod cwnd_validation;
 pub mod endpoint;
 pub mod event;
+pub mod event_log;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod islost_index;

@@ -37,6 +37,7 @@ pub use crate::timers;
 use crate::cc::{Cc, CongestionControl};
 use crate::config::TcpConfig;
 use crate::event::{DropReason, Event};
+use crate::event_log::EventLog;
 use crate::recovery::manager::{Ctx, LossRecovery, RtoExpiry};
 use crate::recovery::Phase;
 use crate::rtt::{backed_off, RttEstimator};
@@ -49,7 +50,6 @@ use bytes::Bytes;
 use delayed_ack::DelayedAck;
 use options::Negotiated;
 use reassembly::Reassembly;
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -111,7 +111,7 @@ pub struct Endpoint {
     last_send: Option<Instant>,
     /// Offset of the peer's FIN once seen (possibly out of order).
     fin_at: Option<u64>,
-    events: VecDeque<Event>,
+    events: EventLog,
     /// A RST to send (boxed: rare, and the pointer keeps the check on a hot line).
     rst_pending: Option<Box<Segment>>,
     timers: Timers,
@@ -173,7 +173,7 @@ impl Endpoint {
             cc: Cc::new(&cfg),
             loss: LossRecovery::new(&cfg),
             timers: Timers::new(cfg.clock_hz.map(crate::timer_wheel::TimerWheel::new)),
-            events: VecDeque::new(),
+            events: EventLog::default(),
             stats: Stats::default(),
             error: None,
             cfg: Arc::new(cfg),
@@ -392,17 +392,14 @@ impl Endpoint {
     /// the trace-event buffer), for callers that run many endpoints ([`crate::prefetch`]).
     #[inline]
     pub fn prefetch_buffers(&self) {
-        let (a, _) = self.events.as_slices();
-        crate::prefetch::prefetch_bytes(
-            a.as_ptr(),
-            self.events.capacity().min(4) * std::mem::size_of::<Event>(),
-        );
+        let (at, room) = self.events.storage();
+        crate::prefetch::prefetch_bytes(at, room.min(4) * std::mem::size_of::<Event>());
         self.snd.prefetch_buffers();
         self.rcv.prefetch_buffers();
     }
     /// Next trace event, if any.
     pub fn poll_event(&mut self) -> Option<Event> {
-        crate::prefetch::pop_front_rewinding(&mut self.events)
+        self.events.pop_front()
     }
     /// Hands every pending trace event to `f` in order, then forgets them: the same events as
     /// calling [`Endpoint::poll_event`] until it returns `None`, read where they lie instead of
@@ -410,7 +407,7 @@ impl Endpoint {
     /// docs/performance/many-flows.md, "Fewer stalls per event").
     #[inline]
     pub fn drain_events(&mut self, mut f: impl FnMut(&Event)) {
-        for ev in &self.events {
+        for ev in self.events.unread() {
             f(ev);
         }
         self.events.clear();

@@ -64,12 +64,12 @@ use crate::cc::{Cc, CongestionControl, CongestionEvent};
 use crate::config::TcpConfig;
 use crate::cwnd_validation::CwndUsage;
 use crate::event::{Event, RecoveryEvent, SendKind};
+use crate::event_log::EventLog;
 use crate::rtt::RttEstimator;
 use crate::send_queue::{AckedSummary, SendQueue};
 use crate::stats::Stats;
 use crate::time::Instant;
 use crate::timers::{TimerKind, Timers};
-use std::collections::VecDeque;
 use std::time::Duration;
 
 /// What the endpoint lends the loss-recovery component for one call.
@@ -92,7 +92,7 @@ pub struct Ctx<'a> {
     pub rtt: &'a mut RttEstimator,
     pub timers: &'a mut Timers,
     pub stats: &'a mut Stats,
-    pub events: &'a mut VecDeque<Event>,
+    pub events: &'a mut EventLog,
     pub cwnd_usage: &'a CwndUsage,
     /// The last transmission of data (or FIN).
     pub last_send: Option<Instant>,
@@ -296,8 +296,26 @@ impl LossRecovery {
     }
 
     /// Trace events for what recovery did (phase changes, losses marked, the window reduced
-    /// or restored).
+    /// or restored). Most ACKs did none of it: that answer is given inline, without the
+    /// body's stack frame.
+    #[inline(always)]
     fn trace_recovery(
+        &mut self,
+        c: &mut Ctx,
+        phase_before: Phase,
+        losses_before: u64,
+        undos_before: u64,
+    ) {
+        if c.snd.losses() != losses_before
+            || self.rec.phase != phase_before
+            || c.stats.undos != undos_before
+        {
+            self.trace_recovery_events(c, phase_before, losses_before, undos_before);
+        }
+    }
+
+    #[inline(never)]
+    fn trace_recovery_events(
         &mut self,
         c: &mut Ctx,
         phase_before: Phase,
