@@ -332,7 +332,7 @@ impl Endpoint {
     }
     /// Next segment to send, if any. Every event asks until the answer is `None`, so most
     /// calls have nothing to send; an established connection's `None` is given here, inlined
-    /// into the caller, without the stack frame of [`Self::next_segment`].
+    /// into the caller, without the stack frame of `next_segment`.
     #[inline]
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
         if self.nothing_to_send() {
