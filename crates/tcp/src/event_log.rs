@@ -8,6 +8,11 @@
 
 use crate::event::Event;
 
+/// A reader that never empties the log (pops one event per event appended, say) has the
+/// events it read dropped once they are at least this many and half of the log: the storage
+/// then stays bounded by what is unread.
+const COMPACT_FROM: usize = 64;
+
 /// Pending trace events, oldest first.
 #[derive(Debug, Default)]
 pub struct EventLog {
@@ -29,6 +34,9 @@ impl EventLog {
         self.read += 1;
         if self.read == self.events.len() {
             self.clear();
+        } else if self.read >= COMPACT_FROM && 2 * self.read >= self.events.len() {
+            self.events.drain(..self.read);
+            self.read = 0;
         }
         Some(ev)
     }
@@ -93,5 +101,24 @@ mod tests {
         assert_eq!(log.unread(), &[acked(4)]);
         log.clear();
         assert_eq!(log.pop_front(), None);
+    }
+
+    /// A reader that keeps a few events unread at all times does not make the log grow.
+    #[test]
+    fn a_log_never_read_to_its_end_stays_bounded() {
+        let mut log = EventLog::default();
+        for i in 0..3 {
+            log.push_back(acked(i));
+        }
+        for i in 3..100_000 {
+            log.push_back(acked(i));
+            assert_eq!(log.pop_front(), Some(acked(i - 3)));
+        }
+        assert_eq!(log.unread(), &[acked(99_997), acked(99_998), acked(99_999)]);
+        assert!(
+            log.events.capacity() <= 4 * COMPACT_FROM,
+            "{}",
+            log.events.capacity()
+        );
     }
 }
