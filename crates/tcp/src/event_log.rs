@@ -54,16 +54,6 @@ impl EventLog {
         self.read = 0;
     }
 
-    /// How many unread events there are.
-    pub fn len(&self) -> usize {
-        self.events.len() - self.read
-    }
-
-    /// Whether every event has been read.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The start of the storage and how many events it holds room for (for a prefetch).
     #[inline]
     pub fn storage(&self) -> (*const Event, usize) {
@@ -91,11 +81,10 @@ mod tests {
         assert_eq!(log.pop_front(), Some(acked(1)));
         log.push_back(acked(3));
         assert_eq!(log.unread(), &[acked(2), acked(3)]);
-        assert_eq!(log.len(), 2);
         assert_eq!(log.pop_front(), Some(acked(2)));
         assert_eq!(log.pop_front(), Some(acked(3)));
         assert_eq!(log.pop_front(), None);
-        assert!(log.is_empty());
+        assert!(log.unread().is_empty());
         // read to the end, the storage is reused from its start
         log.push_back(acked(4));
         assert_eq!(log.unread(), &[acked(4)]);

@@ -177,6 +177,12 @@ impl SendQueue {
         self.fin_queued && !self.fin_sent && self.unsent_len() == 0
     }
 
+    /// Whether unsent data or a FIN waits for its first transmission.
+    #[inline]
+    pub fn has_new_to_send(&self) -> bool {
+        self.unsent_len() > 0 || self.fin_ready()
+    }
+
     pub fn packets_out(&self) -> u32 {
         self.rtx.len() as u32
     }

@@ -360,8 +360,7 @@ impl Endpoint {
             && !self.handshake_ack_pending
             && !self.loss.probe_pending()
             && !self.snd.may_need_retransmission()
-            && self.snd.unsent_len() == 0
-            && !self.snd.fin_ready()
+            && !self.snd.has_new_to_send()
             && !self.probe_pending
             && !self.ack_now
     }

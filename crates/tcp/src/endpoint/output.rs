@@ -199,7 +199,7 @@ impl Endpoint {
     /// the body ([`Self::send_new_segment`]).
     #[inline]
     pub(super) fn send_new(&mut self, now: Instant) -> Option<Segment> {
-        if self.snd.unsent_len() == 0 && !self.snd.fin_ready() {
+        if !self.snd.has_new_to_send() {
             return None;
         }
         self.send_new_segment(now)
